@@ -1,0 +1,32 @@
+import { validationError } from './errors';
+
+const API_PREFIX = '/api/v1';
+
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/**
+ * Normalises the configured base URL: trims, drops trailing slashes and appends
+ * `/api/v1` when missing. HTTPS is required except on loopback, so a key is never
+ * sent in clear text. There is deliberately no default host.
+ */
+export function normaliseBaseUrl(input: unknown, field = 'baseUrl'): string {
+  if (typeof input !== 'string' || !input.trim()) {
+    throw validationError(field, 'the API base URL is required, e.g. https://<your service host>/api/v1');
+  }
+  let url: URL;
+  try {
+    url = new URL(input.trim());
+  } catch {
+    throw validationError(field, `"${input}" is not a valid URL`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    throw validationError(field, 'must use https:// (http:// is only allowed for localhost)');
+  }
+  if (url.search || url.hash) throw validationError(field, 'must not contain a query string or fragment');
+  let path = url.pathname.replace(/\/+$/, '');
+  if (!path.endsWith(API_PREFIX)) path += API_PREFIX;
+  return `${url.origin}${path}`;
+}

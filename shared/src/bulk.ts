@@ -1,0 +1,91 @@
+import { CertificateServiceError } from './errors';
+import type { Recipient } from './types';
+import { MAX_BULK } from './validation';
+
+export type ItemOutcome = { ok: true; recipient: Recipient } | { ok: false; error: CertificateServiceError };
+
+export function chunk<T>(items: T[], size = MAX_BULK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function isRecipient(v: unknown): v is Recipient {
+  return !!v && typeof v === 'object' && typeof (v as Recipient).id === 'string' && typeof (v as Recipient).certificateId === 'string';
+}
+
+function entryError(raw: unknown, email: string): CertificateServiceError {
+  const e = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  const code = typeof e.error === 'string' ? e.error : typeof e.code === 'string' ? e.code : 'UNKNOWN';
+  const message = typeof e.message === 'string' ? e.message : typeof raw === 'string' ? raw : 'The service rejected this recipient.';
+  const detail = e.detail && typeof e.detail === 'object' ? (e.detail as Record<string, unknown>) : {};
+  return new CertificateServiceError({ code, status: 0, message: `${email}: ${message}`, detail });
+}
+
+// The bulk response body is "not shown" in the spec, so the plausible shapes are read:
+// a bare array or {data|recipients|results|items|created: [...]}, entries being a recipient
+// or {index?, recipient} / {index?, error}, plus an optional {errors: [{index, ...}]} list.
+const ENTRY_KEYS = ['data', 'recipients', 'results', 'items', 'created'];
+
+/**
+ * Maps a bulk response back onto the input items, by `index` when the service gives
+ * one and by position otherwise. An item the response does not account for ends as
+ * "outcome unknown" rather than silently disappearing.
+ */
+export function mapBulkResponse(body: unknown, emails: string[]): ItemOutcome[] {
+  const out: Array<ItemOutcome | undefined> = new Array(emails.length).fill(undefined);
+  const obj = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const key = ENTRY_KEYS.find((k) => Array.isArray(obj[k]));
+  const entries: unknown[] = Array.isArray(body) ? body : key ? (obj[key] as unknown[]) : [];
+
+  entries.forEach((entry, position) => {
+    const e = entry && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
+    const i = typeof e.index === 'number' ? e.index : position;
+    if (i < 0 || i >= emails.length) return;
+    if (isRecipient(entry)) out[i] = { ok: true, recipient: entry };
+    else if (isRecipient(e.recipient)) out[i] = { ok: true, recipient: e.recipient };
+    else if (e.error !== undefined) out[i] = { ok: false, error: entryError(typeof e.error === 'object' ? e.error : e, emails[i]) };
+  });
+  if (Array.isArray(obj.errors)) {
+    for (const raw of obj.errors as Array<Record<string, unknown>>) {
+      const i = raw && typeof raw.index === 'number' ? raw.index : -1;
+      if (i >= 0 && i < emails.length && !out[i]) out[i] = { ok: false, error: entryError(raw, emails[i]) };
+    }
+  }
+  return out.map(
+    (o, i) =>
+      o ?? {
+        ok: false,
+        error: new CertificateServiceError({
+          code: 'UNKNOWN',
+          outcomeUnknown: true,
+          message: `Outcome unknown for ${emails[i]}: the bulk response did not mention this recipient. Check the batch before issuing again.`,
+        }),
+      },
+  );
+}
+
+/**
+ * When a whole bulk call fails, every item in it gets the error. If the service named
+ * the offending item (`detail.index`), that item gets it as its own and the others are
+ * told they were not issued because of it.
+ */
+export function failChunk(error: CertificateServiceError, emails: string[]): ItemOutcome[] {
+  const culprit = typeof error.detail.index === 'number' ? error.detail.index : -1;
+  return emails.map((email, i) => {
+    if (culprit < 0 || i === culprit || error.outcomeUnknown) return { ok: false, error: withEmail(error, email) };
+    return {
+      ok: false,
+      error: new CertificateServiceError({
+        code: error.code,
+        status: error.status,
+        detail: { ...error.detail, notIssuedBecauseOf: culprit },
+        message: `${email}: not issued, because the bulk call was rejected for item ${culprit} (${error.message})`,
+      }),
+    };
+  });
+}
+
+function withEmail(error: CertificateServiceError, email: string): CertificateServiceError {
+  return new CertificateServiceError({ ...error.toJSON(), code: error.code, message: `${email}: ${error.message}`, cause: error });
+}

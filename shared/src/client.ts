@@ -1,0 +1,305 @@
+import { normaliseBaseUrl } from './base-url';
+import { chunk, failChunk, mapBulkResponse, type ItemOutcome } from './bulk';
+import { CertificateServiceError, validationError } from './errors';
+import { MAX_PAGE_SIZE, paginate, readOne, readPage } from './pagination';
+import { Requester, type RequesterOptions } from './request';
+import type {
+  ActionResult,
+  Batch,
+  BatchStatusFilter,
+  Design,
+  EventType,
+  IssueInput,
+  Page,
+  Recipient,
+  RecipientUpdate,
+  WebhookSubscription,
+  Workspace,
+} from './types';
+import {
+  requireString,
+  validateBulkSize,
+  validateEvents,
+  validateIssue,
+  validateLimit,
+  validateStatus,
+  validateUpdate,
+  validateWebhookUrl,
+} from './validation';
+
+export type ClientOptions = RequesterOptions;
+
+export interface ListOptions {
+  cursor?: string;
+  limit?: number;
+}
+export interface BatchListOptions extends ListOptions {
+  status?: BatchStatusFilter;
+}
+export interface RecipientListOptions extends ListOptions {
+  emailStatus?: string;
+}
+/** An item for {@link CertificateServiceClient.issueMany}: a recipient and where it goes. */
+export interface IssueItem extends IssueInput {
+  batchId: string;
+  send?: boolean;
+}
+
+const seg = (value: string, field: string) => encodeURIComponent(requireString(value, field));
+
+/** Finds the signing secret whatever the field is called; it starts with `wh_sec_` (spec section 2). */
+function readSecret(obj: Record<string, unknown>): string | undefined {
+  for (const k of ['secret', 'signingSecret', 'signing_secret', 'secretKey']) if (typeof obj[k] === 'string') return obj[k] as string;
+  return Object.values(obj).find((v): v is string => typeof v === 'string' && v.startsWith('wh_sec_'));
+}
+
+function readSubscription(body: unknown): WebhookSubscription {
+  const sub = readOne<Record<string, unknown>>(body, 'subscription');
+  const secret = readSecret(sub);
+  const { signingSecret: _a, signing_secret: _b, secretKey: _c, ...rest } = sub;
+  return { ...(rest as unknown as WebhookSubscription), ...(secret ? { secret } : {}) };
+}
+
+/** What a call with an undocumented response body returned, with the id it was about. */
+function actionResult(body: unknown, fallback: ActionResult): ActionResult {
+  const obj = readOne<unknown>(body);
+  return obj && typeof obj === 'object' && !Array.isArray(obj) ? { ...fallback, ...(obj as ActionResult) } : fallback;
+}
+
+/**
+ * One method per endpoint of the Certificate Service API (spec section 4).
+ * Inputs are validated before anything is sent; responses are read in every
+ * plausible shape where the spec does not show one.
+ */
+export class CertificateServiceClient {
+  readonly http: Requester;
+
+  constructor(options: ClientOptions) {
+    this.http = new Requester({ ...options, baseUrl: normaliseBaseUrl(options.baseUrl) });
+  }
+
+  // --- Auth ---------------------------------------------------------------
+
+  async auth(): Promise<Workspace> {
+    const { body } = await this.http.call({ method: 'POST', path: '/auth' });
+    return readOne<Workspace>(body, 'workspace');
+  }
+
+  // --- Batches ------------------------------------------------------------
+
+  async listBatches(options: BatchListOptions = {}): Promise<Page<Batch>> {
+    const query = {
+      cursor: options.cursor,
+      limit: validateLimit(options.limit ?? MAX_PAGE_SIZE),
+      status: options.status === undefined ? undefined : validateStatus(options.status),
+    };
+    const { body } = await this.http.call({ method: 'GET', path: '/batches', query });
+    return readPage<Batch>(body);
+  }
+
+  iterateBatches(options: Omit<BatchListOptions, 'cursor'> = {}): AsyncGenerator<Batch> {
+    if (options.status !== undefined) validateStatus(options.status);
+    return paginate((cursor) => this.listBatches({ ...options, cursor }));
+  }
+
+  async getBatch(batchId: string): Promise<Batch> {
+    const { body } = await this.http.call({ method: 'GET', path: `/batches/${seg(batchId, 'batchId')}` });
+    return readOne<Batch>(body, 'batch');
+  }
+
+  async createBatch(input: { title: string; designId: string; [extra: string]: unknown }): Promise<Batch> {
+    const body = { ...input, title: requireString(input?.title, 'title'), designId: requireString(input?.designId, 'designId') };
+    const res = await this.http.call({ method: 'POST', path: '/batches', body });
+    return readOne<Batch>(res.body, 'batch');
+  }
+
+  async archiveBatch(batchId: string): Promise<Batch> {
+    const { body } = await this.http.call({ method: 'POST', path: `/batches/${seg(batchId, 'batchId')}/archive` });
+    return actionResult(body, { id: batchId, status: 'archived' }) as Batch;
+  }
+
+  async unarchiveBatch(batchId: string): Promise<Batch> {
+    const { body } = await this.http.call({ method: 'POST', path: `/batches/${seg(batchId, 'batchId')}/unarchive` });
+    return actionResult(body, { id: batchId, status: 'active' }) as Batch;
+  }
+
+  // --- Designs ------------------------------------------------------------
+
+  async listDesigns(options: ListOptions = {}): Promise<Page<Design>> {
+    const query = { cursor: options.cursor, limit: options.limit === undefined ? undefined : validateLimit(options.limit) };
+    const { body } = await this.http.call({ method: 'GET', path: '/designs', query });
+    return readPage<Design>(body);
+  }
+
+  iterateDesigns(): AsyncGenerator<Design> {
+    return paginate((cursor) => this.listDesigns({ cursor }));
+  }
+
+  // --- Recipients (issued certificates) -----------------------------------
+
+  async listRecipients(batchId: string, options: RecipientListOptions = {}): Promise<Page<Recipient>> {
+    // The recipient list's pagination parameter names are not shown; we send the
+    // batch list's documented `cursor` and `limit`.
+    const path = `/batches/${seg(batchId, 'batchId')}/recipients`;
+    const query = { cursor: options.cursor, limit: validateLimit(options.limit ?? MAX_PAGE_SIZE), emailStatus: options.emailStatus };
+    const { body } = await this.http.call({ method: 'GET', path, query });
+    return readPage<Recipient>(body);
+  }
+
+  iterateRecipients(batchId: string, options: Omit<RecipientListOptions, 'cursor'> = {}): AsyncGenerator<Recipient> {
+    seg(batchId, 'batchId');
+    return paginate((cursor) => this.listRecipients(batchId, { ...options, cursor }));
+  }
+
+  async getRecipient(batchId: string, recipientId: string): Promise<Recipient> {
+    const path = `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}`;
+    const { body } = await this.http.call({ method: 'GET', path });
+    return readOne<Recipient>(body, 'recipient');
+  }
+
+  /** Issues one certificate (uses one quota unit). Never retried after an unknown outcome. */
+  async issueCertificate(batchId: string, input: IssueInput, options: { send?: boolean } = {}): Promise<Recipient> {
+    const path = `/batches/${seg(batchId, 'batchId')}/recipients`;
+    const recipient = validateIssue(input);
+    const body = { ...recipient, ...(options.send !== undefined ? { send: !!options.send } : {}) };
+    const res = await this.http.call({ method: 'POST', path, body, recipients: [recipient.email] });
+    return readOne<Recipient>(res.body, 'recipient');
+  }
+
+  /**
+   * One bulk call of at most 100. Returns each item's recipient or error, in input order.
+   * Request body (not shown in the spec; our documented default): `{recipients: [...], send?}`.
+   */
+  async bulkIssue(batchId: string, inputs: IssueInput[], options: { send?: boolean } = {}): Promise<ItemOutcome[]> {
+    const path = `/batches/${seg(batchId, 'batchId')}/recipients/bulk`;
+    if (!Array.isArray(inputs)) throw validationError('recipients', 'must be a list of recipients');
+    validateBulkSize(inputs.length);
+    const recipients = inputs.map((r, i) => validateIssue(r, `recipients[${i}].`));
+    const emails = recipients.map((r) => r.email);
+    const body = { recipients, ...(options.send !== undefined ? { send: !!options.send } : {}) };
+    const res = await this.http.call({ method: 'POST', path, body, recipients: emails });
+    return mapBulkResponse(res.body, emails);
+  }
+
+  /**
+   * Issues any number of certificates with as few calls as possible: items are grouped
+   * per batch (and send flag), in input order, into bulk calls of at most 100. Every item
+   * ends with its recipient or its own error; invalid items are never sent. With
+   * `stopOnInvalid`, the first invalid item throws before any request is made.
+   */
+  async issueMany(items: IssueItem[], options: { stopOnInvalid?: boolean } = {}): Promise<ItemOutcome[]> {
+    const outcomes: ItemOutcome[] = new Array(items.length);
+    const groups = new Map<string, number[]>();
+    items.forEach((item, index) => {
+      try {
+        requireString(item?.batchId, 'batchId');
+        validateIssue(item);
+      } catch (error) {
+        if (!(error instanceof CertificateServiceError)) throw error;
+        if (options.stopOnInvalid) {
+          throw new CertificateServiceError({ ...error.toJSON(), code: error.code, message: `Item ${index}: ${error.message}`, detail: { ...error.detail, index } });
+        }
+        outcomes[index] = { ok: false, error };
+        return;
+      }
+      const key = JSON.stringify([item.batchId, item.send ?? null]);
+      groups.set(key, [...(groups.get(key) ?? []), index]);
+    });
+
+    for (const indexes of groups.values()) {
+      const { batchId, send } = items[indexes[0]];
+      for (const part of chunk(indexes)) {
+        const inputs = part.map((i) => items[i]);
+        let results: ItemOutcome[];
+        try {
+          // A lone item uses the documented single-issue endpoint, whose response shape is known.
+          results =
+            part.length === 1
+              ? [{ ok: true, recipient: await this.issueCertificate(batchId, inputs[0], { send }) }]
+              : await this.bulkIssue(batchId, inputs, { send });
+        } catch (error) {
+          if (!(error instanceof CertificateServiceError)) throw error;
+          results = failChunk(error, inputs.map((r) => String(r.email).trim()));
+        }
+        part.forEach((inputIndex, j) => (outcomes[inputIndex] = results[j]));
+      }
+    }
+    return outcomes;
+  }
+
+  /** Request body (not shown in the spec; our documented default): only the fields to change. */
+  async updateRecipient(batchId: string, recipientId: string, update: RecipientUpdate): Promise<Recipient> {
+    const path = `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}`;
+    const body = validateUpdate(update);
+    const res = await this.http.call({ method: 'PATCH', path, body });
+    return actionResult(res.body, { id: recipientId, batchId }) as Recipient;
+  }
+
+  async deleteRecipient(batchId: string, recipientId: string): Promise<ActionResult> {
+    const path = `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}`;
+    const { body } = await this.http.call({ method: 'DELETE', path });
+    return actionResult(body, { id: recipientId, batchId, deleted: true });
+  }
+
+  async sendCertificate(batchId: string, recipientId: string): Promise<ActionResult> {
+    const path = `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}/send`;
+    const { body } = await this.http.call({ method: 'POST', path });
+    return actionResult(body, { id: recipientId, batchId, queued: true });
+  }
+
+  // --- Certificates (lookups) ---------------------------------------------
+
+  async getCertificate(certificateId: string): Promise<Recipient> {
+    const { body } = await this.http.call({ method: 'GET', path: `/certificates/${seg(certificateId, 'certificateId')}` });
+    return readOne<Recipient>(body, 'certificate', 'recipient');
+  }
+
+  async getCertificateByToken(shareToken: string): Promise<Recipient> {
+    const { body } = await this.http.call({ method: 'GET', path: `/certificates/by-token/${seg(shareToken, 'shareToken')}` });
+    return readOne<Recipient>(body, 'certificate', 'recipient');
+  }
+
+  // --- Webhook subscriptions ----------------------------------------------
+
+  async listSubscriptions(options: ListOptions = {}): Promise<Page<WebhookSubscription>> {
+    const { body } = await this.http.call({ method: 'GET', path: '/webhooks/subscriptions', query: { cursor: options.cursor } });
+    const page = readPage<unknown>(body);
+    return { items: page.items.map(readSubscription), nextCursor: page.nextCursor };
+  }
+
+  iterateSubscriptions(): AsyncGenerator<WebhookSubscription> {
+    return paginate((cursor) => this.listSubscriptions({ cursor }));
+  }
+
+  /** The returned `secret` is shown once: store it to verify deliveries. */
+  async createSubscription(input: { url: string; events: EventType[] }): Promise<WebhookSubscription> {
+    const body = { url: validateWebhookUrl(input?.url), events: validateEvents(input?.events) };
+    const res = await this.http.call({ method: 'POST', path: '/webhooks/subscriptions', body });
+    return readSubscription(res.body);
+  }
+
+  async getSubscription(subscriptionId: string): Promise<WebhookSubscription> {
+    const { body } = await this.http.call({ method: 'GET', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}` });
+    return readSubscription(body);
+  }
+
+  async deleteSubscription(subscriptionId: string): Promise<ActionResult> {
+    const { body } = await this.http.call({ method: 'DELETE', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}` });
+    return actionResult(body, { id: subscriptionId, deleted: true });
+  }
+
+  async testSubscription(subscriptionId: string): Promise<ActionResult> {
+    const { body } = await this.http.call({ method: 'POST', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}/test` });
+    return actionResult(body, { id: subscriptionId });
+  }
+
+  async rotateSubscriptionSecret(subscriptionId: string): Promise<{ id: string; secret: string }> {
+    const path = `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}/rotate-secret`;
+    const { body } = await this.http.call({ method: 'POST', path });
+    const secret = readSecret(readOne<Record<string, unknown>>(body ?? {}, 'subscription'));
+    if (!secret) throw new CertificateServiceError({ code: 'UNKNOWN', message: 'The service rotated the secret but returned none. Re-create the subscription.' });
+    return { id: subscriptionId, secret };
+  }
+}
+
+

@@ -1,0 +1,20 @@
+import type { HttpResponse, Transport } from './transport';
+
+/**
+ * A transport on Node's built-in fetch (undici) for standalone use.
+ * Kept out of the main entry so hosts with their own HTTP stack never load it.
+ */
+export function createFetchTransport(options: { timeoutMs?: number } = {}): Transport {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  return async (request) => {
+    const response = await fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const headers: HttpResponse['headers'] = {};
+    response.headers.forEach((value, key) => (headers[key] = value));
+    return { status: response.status, headers, body: await response.text() };
+  };
+}

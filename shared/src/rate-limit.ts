@@ -1,0 +1,34 @@
+import { getHeader, type HeaderBag } from './webhooks/headers';
+
+export interface RateLimitState {
+  limit?: number;
+  remaining?: number;
+  /** Epoch ms when the window resets, derived from `RateLimit-Reset` (delta seconds). */
+  resetAt?: number;
+}
+
+function nonNegativeNumber(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const n = Number(value.trim());
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/** `Retry-After` is either delta seconds or an HTTP date (RFC 9110 section 10.2.3). */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (!value) return undefined;
+  const seconds = nonNegativeNumber(value);
+  if (seconds !== undefined) return Math.ceil(seconds);
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - nowMs) / 1000));
+}
+
+export function parseRateLimit(headers: HeaderBag, nowMs: number): RateLimitState {
+  const reset = nonNegativeNumber(getHeader(headers, 'RateLimit-Reset'));
+  return {
+    limit: nonNegativeNumber(getHeader(headers, 'RateLimit-Limit')),
+    remaining: nonNegativeNumber(getHeader(headers, 'RateLimit-Remaining')),
+    // Values above a day are treated as epoch seconds, which some servers send instead of a delta.
+    resetAt: reset === undefined ? undefined : reset > 86_400 ? reset * 1000 : nowMs + reset * 1000,
+  };
+}

@@ -1,0 +1,223 @@
+import { CertificateServiceError, errorFromResponse, type RequestIdentity } from './errors';
+import { parseRateLimit, parseRetryAfter, type RateLimitState } from './rate-limit';
+import type { HttpRequest, HttpResponse, Transport } from './transport';
+import { getHeader } from './webhooks/headers';
+
+export interface RetryOptions {
+  /** Retries per request (429 for any method; network errors and 5xx for GET/DELETE only). */
+  maxRetries: number;
+  /** Total time one request may spend waiting (Retry-After, backoff, pacing). */
+  maxWaitMs: number;
+  /** First backoff delay for network errors and 5xx; doubles each time. */
+  baseDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryOptions = { maxRetries: 5, maxWaitMs: 120_000, baseDelayMs: 500 };
+
+export interface RequesterOptions {
+  baseUrl: string;
+  transport: Transport;
+  /** When set, the core sends `Authorization: Bearer`; hosts that authenticate themselves leave it out. */
+  apiKey?: string;
+  retry?: Partial<RetryOptions>;
+  /** Injected so hosts use their own timer (n8n's `sleep`) and tests need no real waiting. */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+  /** Extra strings that must never appear in error messages. */
+  secrets?: string[];
+}
+
+export interface CallSpec {
+  method: HttpRequest['method'];
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** For issue calls: who the request was for, quoted in "outcome unknown" errors. */
+  recipients?: string[];
+}
+
+export interface CallResult {
+  status: number;
+  body: unknown;
+}
+
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'ERR_SOCKET_CONNECTION_TIMEOUT',
+]);
+
+/** Finds a network failure in an error or its causes (hosts wrap them differently). */
+export function classifyNetworkError(error: unknown): 'TIMEOUT' | 'NETWORK_ERROR' | undefined {
+  let e: unknown = error;
+  for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
+    if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return 'TIMEOUT';
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return 'NETWORK_ERROR';
+    if (name === 'TimeoutError' || name === 'AbortError') return 'TIMEOUT';
+    if (typeof message === 'string' && /socket hang up|other side closed|fetch failed/i.test(message)) return 'NETWORK_ERROR';
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function redact(text: string, secrets: Array<string | undefined>): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
+  return out;
+}
+
+function parseBody(body: unknown): unknown {
+  if (typeof body !== 'string') return body ?? null;
+  if (!body.trim()) return null;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
+/**
+ * Sends one API call with the service's rules: auth header, JSON, pacing on
+ * `RateLimit-Remaining: 0`, bounded retries, and error mapping.
+ */
+export class Requester {
+  readonly baseUrl: string;
+  readonly rate: RateLimitState = {};
+  private readonly retry: RetryOptions;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
+
+  constructor(private readonly options: RequesterOptions) {
+    this.baseUrl = options.baseUrl;
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.now = options.now ?? Date.now;
+  }
+
+  url(path: string, query?: CallSpec['query']): string {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') params.set(k, String(v));
+    const qs = params.toString();
+    return `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`;
+  }
+
+  async call(spec: CallSpec): Promise<CallResult> {
+    const identity: RequestIdentity = { method: spec.method, path: spec.path, ...(spec.recipients ? { recipients: spec.recipients } : {}) };
+    // Only GET and DELETE are safe to repeat after an unknown outcome. A POST issue
+    // has no idempotency key in this API, so repeating it could issue twice.
+    const idempotent = spec.method === 'GET' || spec.method === 'DELETE';
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (this.options.apiKey) headers.Authorization = `Bearer ${this.options.apiKey}`;
+    if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
+    const request: HttpRequest = {
+      method: spec.method,
+      url: this.url(spec.path, spec.query),
+      headers,
+      ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
+    };
+
+    let waited = 0;
+    for (let attempt = 0; ; attempt++) {
+      waited += await this.pace(this.retry.maxWaitMs - waited);
+      let response: HttpResponse;
+      try {
+        response = await this.options.transport(request);
+      } catch (error) {
+        const kind = classifyNetworkError(error);
+        if (!kind) throw error; // a host's own error (e.g. Zapier's ThrottledError) passes through unchanged
+        const delay = this.retry.baseDelayMs * 2 ** attempt;
+        if (idempotent && attempt < this.retry.maxRetries && waited + delay <= this.retry.maxWaitMs) {
+          await this.sleep(delay);
+          waited += delay;
+          continue;
+        }
+        throw this.networkError(kind, error, identity, idempotent);
+      }
+
+      const now = this.now();
+      const limits = parseRateLimit(response.headers, now);
+      if (limits.remaining !== undefined) Object.assign(this.rate, limits);
+      const body = parseBody(response.body);
+      if (response.status >= 200 && response.status < 300) return { status: response.status, body };
+
+      const retryAfter = parseRetryAfter(getHeader(response.headers, 'Retry-After'), now);
+      if (response.status === 429) {
+        // The service refused the request, so repeating it is safe for every method.
+        const delay = (retryAfter ?? 1) * 1000 + Math.floor(Math.random() * 250);
+        if (attempt < this.retry.maxRetries && waited + delay <= this.retry.maxWaitMs) {
+          await this.sleep(delay);
+          waited += delay;
+          continue;
+        }
+      } else if (response.status >= 500) {
+        const delay = this.retry.baseDelayMs * 2 ** attempt;
+        if (idempotent && attempt < this.retry.maxRetries && waited + delay <= this.retry.maxWaitMs) {
+          await this.sleep(delay);
+          waited += delay;
+          continue;
+        }
+      }
+      const error = errorFromResponse(response.status, body, retryAfter, identity);
+      if (response.status >= 500 && !idempotent) throw this.unknownOutcome(error, identity);
+      throw this.clean(error);
+    }
+  }
+
+  /** Waits for the window reset when the last response said no requests remain. */
+  private async pace(budgetMs: number): Promise<number> {
+    if (this.rate.remaining !== 0 || this.rate.resetAt === undefined) return 0;
+    const wait = this.rate.resetAt - this.now();
+    this.rate.remaining = undefined; // one wait per reported exhaustion
+    if (wait <= 0 || wait > budgetMs) return 0;
+    await this.sleep(wait);
+    return wait;
+  }
+
+  private networkError(kind: 'TIMEOUT' | 'NETWORK_ERROR', cause: unknown, identity: RequestIdentity, idempotent: boolean) {
+    const what = kind === 'TIMEOUT' ? 'timed out' : 'failed before a response arrived';
+    const reason = cause instanceof Error ? ` (${cause.message})` : '';
+    const error = new CertificateServiceError({
+      code: kind,
+      message: `${identity.method} ${identity.path} ${what}${reason}.`,
+      request: identity,
+      cause,
+    });
+    return idempotent ? this.clean(error) : this.unknownOutcome(error, identity);
+  }
+
+  private unknownOutcome(error: CertificateServiceError, identity: RequestIdentity): CertificateServiceError {
+    const who = identity.recipients?.length
+      ? ` for ${identity.recipients.length === 1 ? identity.recipients[0] : `${identity.recipients.length} recipients (${identity.recipients[0]} …)`}`
+      : '';
+    return this.clean(
+      new CertificateServiceError({
+        code: error.code,
+        status: error.status,
+        detail: error.detail,
+        request: identity,
+        outcomeUnknown: true,
+        cause: error,
+        message:
+          `Outcome unknown: ${identity.method} ${identity.path}${who} was sent but no reliable answer came back (${error.message}). ` +
+          'It was not retried, so nothing is applied twice. Check the service before sending it again.',
+      }),
+    );
+  }
+
+  /** Error messages never carry the API key or other secrets. */
+  private clean(error: CertificateServiceError): CertificateServiceError {
+    const secrets = [this.options.apiKey, ...(this.options.secrets ?? [])];
+    const message = redact(error.message, secrets);
+    if (message === error.message) return error;
+    return new CertificateServiceError({ ...error.toJSON(), code: error.code, message, cause: error });
+  }
+}

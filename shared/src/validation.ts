@@ -1,0 +1,97 @@
+import { isLoopbackHost } from './base-url';
+import { validationError } from './errors';
+import { EVENT_TYPES, type BatchStatusFilter, type EventType, type IssueInput, type RecipientUpdate } from './types';
+
+// Rules checked before any request is sent, so bad input never spends quota or rate limit.
+
+export const MAX_BULK = 100;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function requireString(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !value.trim()) throw validationError(field, 'is required and must be a non-empty string');
+  return value.trim();
+}
+
+export function requireEmail(value: unknown, field = 'email'): string {
+  const email = requireString(value, field);
+  if (!EMAIL.test(email)) throw validationError(field, `"${email}" is not a valid email address`);
+  return email;
+}
+
+/** Certificate variables are strings; numbers and booleans are converted, anything else is refused. */
+export function normaliseData(value: unknown, field = 'data'): Record<string, string> {
+  if (value === undefined || value === null || value === '') return {};
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      throw validationError(field, 'must be an object of field names to values, or its JSON text');
+    }
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) throw validationError(field, 'must be an object of field names to values');
+  const out: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (!key.trim()) throw validationError(field, 'has an empty field name');
+    if (typeof v === 'string') out[key] = v;
+    else if (typeof v === 'number' && Number.isFinite(v)) out[key] = String(v);
+    else if (typeof v === 'boolean') out[key] = String(v);
+    else if (v === null || v === undefined) out[key] = '';
+    else throw validationError(`${field}.${key}`, 'must be a string, number or boolean, not an object or array');
+  }
+  return out;
+}
+
+export function validateIssue(input: IssueInput, prefix = ''): { name: string; email: string; data: Record<string, string> } {
+  if (!input || typeof input !== 'object') throw validationError(prefix || 'recipient', 'must be an object with name and email');
+  return {
+    name: requireString(input.name, `${prefix}name`),
+    email: requireEmail(input.email, `${prefix}email`),
+    data: normaliseData(input.data, `${prefix}data`),
+  };
+}
+
+export function validateUpdate(update: RecipientUpdate): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (update.name !== undefined) body.name = requireString(update.name, 'name');
+  if (update.email !== undefined) body.email = requireEmail(update.email, 'email');
+  if (update.data !== undefined) body.data = normaliseData(update.data, 'data');
+  if (Object.keys(body).length === 0) throw validationError('update', 'give at least one of name, email or data to change');
+  return body;
+}
+
+export function validateLimit(value: unknown, field = 'limit'): number {
+  const n = typeof value === 'string' && value.trim() ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 100) throw validationError(field, 'must be a whole number from 1 to 100');
+  return n;
+}
+
+export function validateStatus(value: unknown): BatchStatusFilter {
+  if (value === 'active' || value === 'archived' || value === 'all') return value;
+  throw validationError('status', `must be one of active, archived or all (got ${JSON.stringify(value)})`);
+}
+
+export function validateEvents(value: unknown): EventType[] {
+  if (!Array.isArray(value) || value.length === 0) throw validationError('events', `must list at least one of ${EVENT_TYPES.join(', ')}`);
+  for (const e of value) {
+    if (!(EVENT_TYPES as readonly unknown[]).includes(e)) throw validationError('events', `"${String(e)}" is not an event type; use ${EVENT_TYPES.join(', ')}`);
+  }
+  return [...new Set(value as EventType[])];
+}
+
+/** Subscription URLs must be HTTPS in production (spec section 6); loopback is allowed for local testing. */
+export function validateWebhookUrl(value: unknown): string {
+  const raw = requireString(value, 'url');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw validationError('url', `"${raw}" is not a valid URL`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) throw validationError('url', 'must use https://');
+  return raw;
+}
+
+export function validateBulkSize(count: number): void {
+  if (count < 1) throw validationError('recipients', 'give at least one recipient');
+  if (count > MAX_BULK) throw validationError('recipients', `at most ${MAX_BULK} recipients per bulk call (got ${count})`);
+}

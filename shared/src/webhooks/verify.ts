@@ -1,0 +1,150 @@
+import { timingSafeEqual } from 'crypto';
+import { EVENT_TYPES, type WebhookEvent } from '../types';
+import { getHeader, type HeaderBag } from './headers';
+import { computeSignature } from './sign';
+
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+export type VerificationFailure =
+  | 'MISSING_BODY'
+  | 'NOT_RAW_BODY'
+  | 'MISSING_SIGNATURE'
+  | 'MALFORMED_SIGNATURE'
+  | 'TIMESTAMP_MISMATCH'
+  | 'TIMESTAMP_TOO_OLD'
+  | 'TIMESTAMP_TOO_NEW'
+  | 'NO_MATCHING_SIGNATURE'
+  | 'NO_SECRET'
+  | 'INVALID_PAYLOAD';
+
+export interface VerifyOptions {
+  toleranceSeconds?: number;
+  /** Current time, as a Date or epoch milliseconds; injectable for tests. */
+  now?: Date | number;
+}
+
+export type VerificationResult =
+  | { ok: true; event: WebhookEvent; timestamp: number }
+  | { ok: false; reason: VerificationFailure; message: string };
+
+const MESSAGES: Record<VerificationFailure, string> = {
+  MISSING_BODY: 'The delivery has no body.',
+  NOT_RAW_BODY:
+    'The body was already parsed. Pass the raw request body (string or Buffer) exactly as received; re-serialised JSON does not match the signature.',
+  MISSING_SIGNATURE: 'The X-Service-Signature header is missing. Is this request from the Certificate Service?',
+  MALFORMED_SIGNATURE: 'The X-Service-Signature header is not of the form t=<unix seconds>,v1=<hex>.',
+  TIMESTAMP_MISMATCH: 'X-Service-Timestamp does not equal t in X-Service-Signature.',
+  TIMESTAMP_TOO_OLD: 'The delivery timestamp is too old (outside the replay window). Check the server clock.',
+  TIMESTAMP_TOO_NEW: 'The delivery timestamp is in the future (outside the replay window). Check the server clock.',
+  NO_MATCHING_SIGNATURE:
+    'No signature matches. Check the signing secret, and that the raw, unparsed body is used.',
+  NO_SECRET: 'No signing secret is stored for this subscription. Re-create the subscription.',
+  INVALID_PAYLOAD: 'The signed body is not a valid delivery envelope.',
+};
+
+function fail(reason: VerificationFailure): VerificationResult {
+  return { ok: false, reason, message: MESSAGES[reason] };
+}
+
+/** Parses `t=<n>,v1=<hex>[,v1=<hex>...]`; other schemes are ignored, as receivers should. */
+export function parseSignatureHeader(header: string): { t: number; v1: string[] } | null {
+  let t: number | null = null;
+  const v1: string[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't' && /^\d+$/.test(value)) t = Number(value);
+    else if (key === 'v1' && /^[0-9a-f]{64}$/i.test(value)) v1.push(value.toLowerCase());
+  }
+  return t === null || v1.length === 0 ? null : { t, v1 };
+}
+
+function safeEqualHex(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Checks a delivery and never throws: a pipeline of small steps
+ * (raw body → header parse → timestamp agreement → window → any-signature match → envelope).
+ * Any of several `v1` values may match any of several secrets, for secret rotation.
+ */
+export function checkDelivery(
+  rawBody: unknown,
+  headers: HeaderBag | undefined,
+  secrets: string | Array<string | undefined | null>,
+  options: VerifyOptions = {},
+): VerificationResult {
+  if (rawBody === undefined || rawBody === null || rawBody === '') return fail('MISSING_BODY');
+  if (typeof rawBody !== 'string' && !Buffer.isBuffer(rawBody)) return fail('NOT_RAW_BODY');
+  const keys = (Array.isArray(secrets) ? secrets : [secrets]).filter(
+    (s): s is string => typeof s === 'string' && s.length > 0,
+  );
+  if (keys.length === 0) return fail('NO_SECRET');
+
+  const header = getHeader(headers, 'X-Service-Signature');
+  if (!header) return fail('MISSING_SIGNATURE');
+  const parsed = parseSignatureHeader(header);
+  if (!parsed) return fail('MALFORMED_SIGNATURE');
+
+  const tsHeader = getHeader(headers, 'X-Service-Timestamp');
+  if (tsHeader !== undefined && tsHeader.trim() !== String(parsed.t)) return fail('TIMESTAMP_MISMATCH');
+
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const nowMs = options.now === undefined ? Date.now() : +options.now;
+  const age = Math.floor(nowMs / 1000) - parsed.t;
+  if (age > tolerance) return fail('TIMESTAMP_TOO_OLD');
+  if (age < -tolerance) return fail('TIMESTAMP_TOO_NEW');
+
+  // Every candidate is computed and compared in constant time; no early exit on a secret.
+  let matched = false;
+  for (const secret of keys) {
+    const expected = computeSignature(secret, rawBody, parsed.t);
+    for (const candidate of parsed.v1) if (safeEqualHex(expected, candidate)) matched = true;
+  }
+  if (!matched) return fail('NO_MATCHING_SIGNATURE');
+
+  const event = parseEvent(rawBody);
+  if (!event) return fail('INVALID_PAYLOAD');
+  return { ok: true, event, timestamp: parsed.t };
+}
+
+/** Parses a signed body into an event envelope, or null when it is not one. */
+export function parseEvent(rawBody: string | Buffer): WebhookEvent | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!value || typeof value !== 'object') return null;
+  const e = value as Record<string, unknown>;
+  if (typeof e.id !== 'string' || typeof e.type !== 'string') return null;
+  if (!(EVENT_TYPES as readonly string[]).includes(e.type)) return null;
+  if (!e.data || typeof e.data !== 'object') return null;
+  return value as WebhookEvent;
+}
+
+export class WebhookVerificationError extends Error {
+  readonly reason: VerificationFailure;
+  constructor(reason: VerificationFailure, message: string) {
+    super(message);
+    this.name = 'WebhookVerificationError';
+    this.reason = reason;
+  }
+}
+
+/** Throwing form of {@link checkDelivery}: returns the verified event. */
+export function verifyDelivery(
+  rawBody: unknown,
+  headers: HeaderBag | undefined,
+  secrets: string | Array<string | undefined | null>,
+  options: VerifyOptions = {},
+): WebhookEvent {
+  const result = checkDelivery(rawBody, headers, secrets, options);
+  if (!result.ok) throw new WebhookVerificationError(result.reason, result.message);
+  return result.event;
+}

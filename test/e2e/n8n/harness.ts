@@ -1,0 +1,375 @@
+/**
+ * Runs a real n8n 2.41.1 (installed by install-n8n.sh into a cache folder outside
+ * the repo) for end-to-end tests and benchmarks of our community node package.
+ *
+ *   const cache = ensureN8nInstalled();
+ *   const n8n = await startN8n({ customExtensionsDir });
+ *   try { ... n8n.createWorkflow(...); n8n.runWorkflow(id) ... } finally { await n8n.stop(); }
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const N8N_VERSION = '2.41.1';
+const REPO_ROOT = path.resolve(__dirname, '../../..');
+const INSTALL_SCRIPT = path.join(__dirname, 'install-n8n.sh');
+// n8n 2.x needs Node >= 22.16; the repo ships Node 24 as a devDependency.
+const NODE_BIN = path.join(REPO_ROOT, 'node_modules', 'node', 'bin', 'node');
+
+export function n8nCacheDir(): string {
+  const root =
+    process.env.CERTSVC_N8N_CACHE ?? path.join(os.homedir(), '.cache', 'certificate-service-connectors');
+  return path.join(root, `n8n-${N8N_VERSION}`);
+}
+
+/** Installs n8n into the cache once (several minutes the first time); returns the cache folder. */
+export function ensureN8nInstalled(opts: { quiet?: boolean } = {}): string {
+  const dir = n8nCacheDir();
+  if (fs.existsSync(path.join(dir, '.installed-ok'))) return dir; // fast path, no subprocess
+  const res = spawnSync('bash', [INSTALL_SCRIPT], {
+    // stdout carries only the path; the install log goes to stderr (shown unless quiet).
+    stdio: ['ignore', 'pipe', opts.quiet ? 'pipe' : 'inherit'],
+    encoding: 'utf8',
+    timeout: 30 * 60_000,
+  });
+  if (res.status !== 0) {
+    const detail = opts.quiet ? tail(String(res.stderr ?? ''), 40) : '(see output above)';
+    throw new Error(`install-n8n.sh failed (status ${res.status}, ${res.error?.message ?? ''}):\n${detail}`);
+  }
+  return dir;
+}
+
+export interface StartOptions {
+  /** Folder n8n scans for custom nodes (N8N_CUSTOM_EXTENSIONS); node types load as CUSTOM.<name>. */
+  customExtensionsDir: string;
+  port?: number;
+  /** Extra/overriding env vars for the n8n process. */
+  env?: Record<string, string>;
+  /** Max wait for n8n to become ready (default 120 s). */
+  startTimeoutMs?: number;
+}
+
+export interface RunResult {
+  executionId: string;
+  status: string;
+  lastNode: string | undefined;
+  /** JSON of the items the last executed node emitted on its first output. */
+  items: Record<string, unknown>[];
+  /** JSON of the items a node emitted (last run of that node, given output). */
+  outputOf(nodeName: string, outputIndex?: number): Record<string, unknown>[];
+  /** Error message of the execution, if it failed. */
+  error: string | undefined;
+  /** Raw execution from the public API (with data). */
+  execution: any;
+}
+
+export interface N8nInstance {
+  baseUrl: string;
+  port: number;
+  apiKey: string;
+  userFolder: string;
+  /** Public API call: /api/v1<path>, header X-N8N-API-KEY. Throws on non-2xx. */
+  api<T = any>(method: string, apiPath: string, body?: unknown): Promise<T>;
+  /** Internal REST call (what the editor uses): /rest<path>, owner session cookie. Throws on non-2xx. */
+  rest<T = any>(method: string, restPath: string, body?: unknown): Promise<T>;
+  createCredential(type: string, name: string, data: Record<string, unknown>): Promise<{ id: string }>;
+  createWorkflow(json: WorkflowJson): Promise<{ id: string; [k: string]: unknown }>;
+  /** Publishes (n8n 1.x "activates") the workflow's current version. */
+  publish(id: string): Promise<void>;
+  unpublish(id: string): Promise<void>;
+  /** Resolves once a production webhook path answers (it registers ~1.5 s after publish). */
+  waitForWebhook(webhookPath: string, timeoutMs?: number): Promise<void>;
+  /** fetch() against the production webhook URL <baseUrl>/webhook/<path>. */
+  webhook(webhookPath: string, init?: RequestInit): Promise<Response>;
+  /** Runs a saved workflow like the editor's "Execute workflow" button and waits for the result. */
+  runWorkflow(id: string, opts?: { triggerNode?: string; timeoutMs?: number }): Promise<RunResult>;
+  /** Executions of a workflow, newest first, with their data. */
+  executions(workflowId: string, opts?: { includeData?: boolean; limit?: number }): Promise<any[]>;
+  /** Polls an execution until it is no longer running; returns it with data. */
+  waitForExecution(executionId: string, timeoutMs?: number): Promise<any>;
+  /** Captured stdout+stderr of n8n so far. */
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+export interface WorkflowJson {
+  name: string;
+  nodes: Array<Record<string, unknown>>;
+  connections: Record<string, unknown>;
+  settings?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+const OWNER = { email: 'owner@e2e.test', firstName: 'E2E', lastName: 'Owner' };
+
+export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
+  const cache = n8nCacheDir();
+  const n8nBin = path.join(cache, 'node_modules', 'n8n', 'bin', 'n8n');
+  if (!fs.existsSync(n8nBin)) throw new Error(`n8n is not installed in ${cache}; call ensureN8nInstalled() first`);
+  if (!fs.existsSync(NODE_BIN)) throw new Error(`Node 24 not found at ${NODE_BIN}; run npm install in the repo`);
+
+  const port = opts.port ?? (await freePort());
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-n8n-'));
+  const password = `E2e-${randomBytes(12).toString('hex')}`; // satisfies n8n's rules: digit + uppercase
+
+  const env: Record<string, string> = {
+    // Inherit the basics but drop any N8N_/DB_ settings of the caller's shell, for a hermetic instance.
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(N8N_|DB_|EXECUTIONS_)/.test(k))) as Record<
+      string,
+      string
+    >,
+    PATH: `${path.dirname(NODE_BIN)}${path.delimiter}${process.env.PATH ?? ''}`,
+    ...n8nEnv({ port, userFolder, customExtensionsDir: opts.customExtensionsDir, runnerPort: await freePort() }),
+    ...opts.env,
+  };
+
+  let log = '';
+  const child = spawn(NODE_BIN, [n8nBin, 'start'], {
+    cwd: userFolder,
+    env,
+    detached: true, // own process group, so stop() also kills the task-runner children
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const append = (chunk: Buffer) => {
+    log += chunk.toString();
+    if (log.length > 2_000_000) log = log.slice(-1_000_000); // keep memory bounded in long benchmarks
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  let exited: string | undefined;
+  const exitPromise = new Promise<void>((resolve) =>
+    child.on('exit', (code, signal) => {
+      exited = `n8n exited (code ${code}, signal ${signal})`;
+      resolve();
+    }),
+  );
+  // Safety net: never leave an n8n behind if the test process dies without stop().
+  const killOnExit = () => killGroup(child, 'SIGKILL');
+  process.on('exit', killOnExit);
+
+  const fail = (msg: string) => new Error(`${msg}\n--- n8n log (tail) ---\n${tail(log, 60)}`);
+  let cookie = '';
+
+  async function request(kind: 'api' | 'rest', method: string, p: string, body?: unknown): Promise<any> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (kind === 'api') headers['x-n8n-api-key'] = instance.apiKey;
+    else if (cookie) headers.cookie = cookie;
+    const url = `${baseUrl}/${kind === 'api' ? 'api/v1' : 'rest'}${p}`;
+    const res = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
+    if (setCookie) cookie = setCookie.split(';')[0]; // n8n may refresh the session cookie
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${url} -> ${res.status}: ${text.slice(0, 1000)}`);
+    if (!text) return undefined;
+    const json = JSON.parse(text);
+    // The internal REST API wraps results in { data }, the public API does not.
+    return kind === 'rest' && json && typeof json === 'object' && 'data' in json ? json.data : json;
+  }
+
+  async function stop(): Promise<void> {
+    process.off('exit', killOnExit);
+    if (!exited) {
+      killGroup(child, 'SIGTERM');
+      const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 10_000);
+      await exitPromise;
+      clearTimeout(timer);
+    }
+    fs.rmSync(userFolder, { recursive: true, force: true });
+  }
+
+  const instance: N8nInstance = {
+    baseUrl,
+    port,
+    apiKey: '',
+    userFolder,
+    api: (m, p, b) => request('api', m, p, b),
+    rest: (m, p, b) => request('rest', m, p, b),
+    async createCredential(type, name, data) {
+      return request('api', 'POST', '/credentials', { type, name, data });
+    },
+    async createWorkflow(json) {
+      return request('api', 'POST', '/workflows', { settings: { executionOrder: 'v1' }, ...json });
+    },
+    async publish(id) {
+      await request('api', 'POST', `/workflows/${id}/publish`, {});
+    },
+    async unpublish(id) {
+      await request('api', 'POST', `/workflows/${id}/unpublish`);
+    },
+    async waitForWebhook(webhookPath, timeoutMs = 20_000) {
+      // OPTIONS with an Origin header is answered 204 by a registered webhook and 404
+      // otherwise, without running the workflow.
+      await waitFor(`webhook ${webhookPath} to register`, timeoutMs, async () => {
+        const res = await fetch(`${baseUrl}/webhook/${webhookPath}`, {
+          method: 'OPTIONS',
+          headers: { origin: baseUrl },
+        }).catch(() => undefined);
+        return res?.status === 204;
+      }).catch((e: Error) => {
+        throw fail(e.message);
+      });
+    },
+    webhook(webhookPath, init) {
+      return fetch(`${baseUrl}/webhook/${webhookPath}`, { signal: AbortSignal.timeout(120_000), ...init });
+    },
+    async runWorkflow(id, runOpts = {}) {
+      const timeoutMs = runOpts.timeoutMs ?? 120_000;
+      let trigger = runOpts.triggerNode;
+      if (!trigger) {
+        const wf = await request('api', 'GET', `/workflows/${id}`);
+        const manual = (wf.nodes as Array<{ name: string; type: string }>).find(
+          (n) => n.type === 'n8n-nodes-base.manualTrigger',
+        );
+        if (!manual) throw new Error(`workflow ${id} has no Manual Trigger node; pass opts.triggerNode`);
+        trigger = manual.name;
+      }
+      // Same endpoint as the editor's "Execute workflow" button; it returns the
+      // execution id at once and the run continues in the background.
+      const started = await request('rest', 'POST', `/workflows/${id}/run`, { triggerToStartFrom: { name: trigger } });
+      if (!started?.executionId) {
+        throw fail(`workflow ${id} did not start (response ${JSON.stringify(started)}); is the trigger a webhook?`);
+      }
+      return toRunResult(await instance.waitForExecution(String(started.executionId), timeoutMs));
+    },
+    async executions(workflowId, execOpts = {}) {
+      const q = new URLSearchParams({
+        workflowId,
+        includeData: String(execOpts.includeData ?? true),
+        limit: String(execOpts.limit ?? 100),
+      });
+      return (await request('api', 'GET', `/executions?${q}`)).data;
+    },
+    async waitForExecution(executionId, timeoutMs = 120_000) {
+      let execution: any;
+      await waitFor(`execution ${executionId} to finish`, timeoutMs, async () => {
+        execution = await request('api', 'GET', `/executions/${executionId}?includeData=true`).catch(() => undefined);
+        return !!execution && !['new', 'running', 'waiting'].includes(execution.status);
+      }, 100).catch((e: Error) => {
+        throw fail(e.message);
+      });
+      return execution;
+    },
+    logs: () => log,
+    stop,
+  };
+
+  try {
+    const timeoutMs = opts.startTimeoutMs ?? 120_000;
+    // /healthz/readiness answers 200 once the DB is migrated and the server fully started.
+    await waitFor('n8n to become ready', timeoutMs, async () => {
+      if (exited) throw new Error(exited);
+      const res = await fetch(`${baseUrl}/healthz/readiness`).catch(() => undefined);
+      return res?.status === 200;
+    });
+    // n8n 2.x always has user management: create the owner (the response logs us in).
+    await request('rest', 'POST', '/owner/setup', { ...OWNER, password });
+    if (!cookie) throw new Error('owner setup returned no session cookie');
+    // A public-API key with every scope the owner may grant.
+    const scopes: string[] = await request('rest', 'GET', '/api-keys/scopes');
+    const key = await request('rest', 'POST', '/api-keys', { label: 'e2e', scopes, expiresAt: null });
+    instance.apiKey = key.rawApiKey;
+    return instance;
+  } catch (e) {
+    const err = e instanceof Error && e.message.includes('--- n8n log') ? e : fail(`n8n failed to start: ${(e as Error).message}`);
+    await stop();
+    throw err;
+  }
+}
+
+/** The env that makes n8n local, quiet and offline. Exported so the report/README can show it. */
+export function n8nEnv(o: { port: number; userFolder: string; customExtensionsDir: string; runnerPort: number }) {
+  return {
+    N8N_USER_FOLDER: o.userFolder, // fresh SQLite DB, settings and encryption key per instance
+    N8N_PORT: String(o.port),
+    N8N_LISTEN_ADDRESS: '127.0.0.1',
+    N8N_HOST: '127.0.0.1',
+    N8N_PROTOCOL: 'http',
+    N8N_WEBHOOK_URL: `http://127.0.0.1:${o.port}/`, // base of the webhook URLs n8n hands out
+    N8N_CUSTOM_EXTENSIONS: o.customExtensionsDir,
+    N8N_SECURE_COOKIE: 'false', // plain http on localhost
+    // Task runners are always on in 2.x; the broker's default port 5679 would clash between instances.
+    N8N_RUNNERS_BROKER_PORT: String(o.runnerPort),
+    // Offline and quiet: no telemetry, update checks, templates, banners or onboarding.
+    N8N_DIAGNOSTICS_ENABLED: 'false',
+    N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+    N8N_VERSION_NOTIFICATIONS_WHATS_NEW_ENABLED: 'false',
+    N8N_TEMPLATES_ENABLED: 'false',
+    N8N_PERSONALIZATION_ENABLED: 'false',
+    N8N_HIRING_BANNER_ENABLED: 'false',
+    N8N_DYNAMIC_BANNERS_ENABLED: 'false',
+    N8N_AI_ENABLED: 'false',
+    N8N_LICENSE_AUTO_RENEW_ENABLED: 'false',
+    N8N_PUBLIC_API_SWAGGERUI_DISABLED: 'true',
+    // Keep every execution so tests can inspect it.
+    EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
+    EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
+    EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
+    EXECUTIONS_DATA_PRUNE: 'false',
+    GENERIC_TIMEZONE: 'UTC',
+    N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5', // faster stop()
+    N8N_LOG_LEVEL: 'info',
+    N8N_LOG_OUTPUT: 'console',
+  };
+}
+
+function toRunResult(execution: any): RunResult {
+  const resultData = execution?.data?.resultData ?? {};
+  const runData: Record<string, any[]> = resultData.runData ?? {};
+  const outputOf = (nodeName: string, outputIndex = 0) => {
+    const runs = runData[nodeName];
+    const items = runs?.[runs.length - 1]?.data?.main?.[outputIndex] ?? [];
+    return items.map((i: { json: Record<string, unknown> }) => i.json);
+  };
+  const lastNode: string | undefined = resultData.lastNodeExecuted;
+  return {
+    executionId: String(execution.id),
+    status: execution.status,
+    lastNode,
+    items: lastNode ? outputOf(lastNode) : [],
+    outputOf,
+    error: resultData.error?.message,
+    execution,
+  };
+}
+
+async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>, intervalMs = 250) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
+  try {
+    if (child.pid) process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+function tail(text: string, lines: number): string {
+  return text.split('\n').slice(-lines).join('\n');
+}

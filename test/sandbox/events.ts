@@ -1,0 +1,58 @@
+// Builds event envelopes (spec section 6) and hands one delivery per matching
+// subscription to the delivery engine. Emitting never waits for a delivery.
+import type { EventType, Recipient, Viewer } from '../../shared/src/types';
+import type { Deliveries } from './deliveries';
+import type { Ids } from './ids';
+import type { Store } from './store';
+import type { EventLogEntry } from './types';
+
+export interface EventExtras {
+  error?: string;
+  viewer?: Viewer;
+}
+
+export interface Envelope {
+  id: string;
+  type: EventType;
+  createdAt: string;
+  data: Recipient & EventExtras;
+}
+
+export class Events {
+  readonly log: EventLogEntry[] = [];
+
+  constructor(
+    private readonly ids: Ids,
+    private readonly store: Store,
+    private readonly deliveries: Deliveries,
+    private readonly maxLog: number,
+  ) {}
+
+  envelope(type: EventType, recipient: Recipient, extras: EventExtras = {}): Envelope {
+    // The spread copies the recipient now, so later changes do not leak into this event.
+    return { id: this.ids.id('whe_'), type, createdAt: new Date().toISOString(), data: { ...recipient, ...extras } };
+  }
+
+  emit(workspaceId: string, type: EventType, recipient: Recipient, extras: EventExtras = {}): Envelope {
+    const event = this.envelope(type, recipient, extras);
+    const ws = this.store.workspaces.get(workspaceId);
+    const subs = ws ? ws.subscriptions.filter((s) => s.events.includes(type)) : [];
+    const deliveryIds: string[] = [];
+    if (subs.length > 0) {
+      const body = JSON.stringify(event);
+      for (const sub of subs) deliveryIds.push(this.deliveries.enqueue(sub, event.id, type, body));
+    }
+    pushBounded(
+      this.log,
+      { id: event.id, type, workspaceId, recipientId: recipient.id, createdAt: event.createdAt, deliveryIds },
+      this.maxLog,
+    );
+    return event;
+  }
+}
+
+/** Appends and trims the oldest entries in chunks, so a full log stays O(1) amortised. */
+export function pushBounded<T>(log: T[], item: T, max: number): void {
+  log.push(item);
+  if (log.length > max + Math.ceil(max / 10)) log.splice(0, log.length - max);
+}

@@ -1,0 +1,45 @@
+// The public certificate viewer, GET /v/<shareToken>: no auth, no rate limit. The first
+// view of a recipient fires certificate.viewed, never again.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Recipient, Viewer } from '../../../shared/src/types';
+import type { SandboxContext } from '../context';
+import { escapeHtml, sendHtml } from '../http-io';
+
+export type ViewerInfo = Omit<Viewer, 'viewedAt'>;
+
+/** The view itself, shared by the HTTP page and controls.viewCertificate(). */
+export function recordView(sb: SandboxContext, shareToken: string, info: ViewerInfo): Recipient | null {
+  const rec = sb.store.byShareToken.get(shareToken);
+  if (!rec) return null;
+  sb.counters.views++;
+  if (!rec.viewed) {
+    rec.viewed = true;
+    const viewer: Viewer = { viewedAt: new Date().toISOString(), ...info };
+    sb.events.emit(rec.workspaceId, 'certificate.viewed', rec.recipient, { viewer });
+  }
+  return rec.recipient;
+}
+
+function page(r: Recipient): string {
+  const row = (k: string, v: string) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Certificate ${escapeHtml(r.certificateId)}</title></head>
+<body><h1>Certificate of completion</h1><p>Awarded to <strong>${escapeHtml(r.name)}</strong></p>
+<table>${row('Certificate ID', r.certificateId)}${row('Issue date', r.issueDate)}${row('Expiry date', r.expiryDate ?? 'none')}</table>
+</body></html>`;
+}
+
+export function handleViewer(sb: SandboxContext, req: IncomingMessage, res: ServerResponse, token: string): void {
+  const forwarded = req.headers['x-forwarded-for'];
+  const ip = (typeof forwarded === 'string' && forwarded.split(',')[0].trim()) || req.socket.remoteAddress || '';
+  const recipient = recordView(sb, token, {
+    userAgent: req.headers['user-agent'] ?? '',
+    referer: req.headers.referer ?? '',
+    ip,
+  });
+  if (!recipient) {
+    sendHtml(res, 404, '<!doctype html><html><body><h1>Certificate not found</h1></body></html>');
+    return;
+  }
+  sendHtml(res, 200, page(recipient));
+}
