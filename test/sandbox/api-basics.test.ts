@@ -71,7 +71,7 @@ describe('routing and the error envelope', () => {
     expectError(await api.call('DELETE', '/batches'), 404, 'NOT_FOUND');
     const outside = await fetch(`${sb.url}/api/v2/batches`);
     expect(outside.status).toBe(404);
-    expect((await outside.json()).error).toBe('NOT_FOUND');
+    expect(((await outside.json()) as { error: string }).error).toBe('NOT_FOUND');
   });
 
   test('every response has RateLimit headers, success or error', async () => {

@@ -14,10 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 export const N8N_VERSION = '2.41.1';
-const REPO_ROOT = path.resolve(__dirname, '../../..');
 const INSTALL_SCRIPT = path.join(__dirname, 'install-n8n.sh');
-// n8n 2.x needs Node >= 22.16; the repo ships Node 24 as a devDependency.
-const NODE_BIN = path.join(REPO_ROOT, 'node_modules', 'node', 'bin', 'node');
 
 export function n8nCacheDir(): string {
   const root =
@@ -108,8 +105,11 @@ const OWNER = { email: 'owner@e2e.test', firstName: 'E2E', lastName: 'Owner' };
 export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
   const cache = n8nCacheDir();
   const n8nBin = path.join(cache, 'node_modules', 'n8n', 'bin', 'n8n');
-  if (!fs.existsSync(n8nBin)) throw new Error(`n8n is not installed in ${cache}; call ensureN8nInstalled() first`);
-  if (!fs.existsSync(NODE_BIN)) throw new Error(`Node 24 not found at ${NODE_BIN}; run npm install in the repo`);
+  // Node 24 (n8n 2.x needs >= 22.16), copied from the repo's `node` devDependency by the install script.
+  const nodeBin = path.join(cache, 'node', 'bin', 'node');
+  if (!fs.existsSync(path.join(cache, '.installed-ok'))) {
+    throw new Error(`n8n is not installed in ${cache}; call ensureN8nInstalled() first`);
+  }
 
   const port = opts.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -122,13 +122,15 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
       string,
       string
     >,
-    PATH: `${path.dirname(NODE_BIN)}${path.delimiter}${process.env.PATH ?? ''}`,
+    PATH: `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
+    // jest sets NODE_ENV=test, which makes n8n exit silently; run it as in production.
+    NODE_ENV: 'production',
     ...n8nEnv({ port, userFolder, customExtensionsDir: opts.customExtensionsDir, runnerPort: await freePort() }),
     ...opts.env,
   };
 
   let log = '';
-  const child = spawn(NODE_BIN, [n8nBin, 'start'], {
+  const child = spawn(nodeBin, [n8nBin, 'start'], {
     cwd: userFolder,
     env,
     detached: true, // own process group, so stop() also kills the task-runner children
