@@ -12,7 +12,7 @@ let api: Api;
 let workspaceId: string;
 const receivers: Receiver[] = [];
 
-const GRACE_SCALED_MS = 300;
+const GRACE_SCALED_MS = 600;
 beforeAll(async () => {
   sb = await createSandbox({
     rateLimit: false,

@@ -74,11 +74,13 @@ export interface N8nInstance {
   rest<T = any>(method: string, restPath: string, body?: unknown): Promise<T>;
   createCredential(type: string, name: string, data: Record<string, unknown>): Promise<{ id: string }>;
   createWorkflow(json: WorkflowJson): Promise<{ id: string; [k: string]: unknown }>;
-  /** Publishes (n8n 1.x "activates") the workflow's current version. */
-  publish(id: string): Promise<void>;
-  unpublish(id: string): Promise<void>;
-  /** Resolves once a production webhook path answers (it registers ~1.5 s after publish). */
-  waitForWebhook(webhookPath: string, timeoutMs?: number): Promise<void>;
+  /**
+   * Publishes (n8n 1.x: "activates") the workflow's current version and waits until its
+   * triggers are live (production webhooks registered); throws with the trigger errors if not.
+   */
+  publish(id: string, timeoutMs?: number): Promise<void>;
+  /** Unpublishes (deactivates) and waits until the triggers are removed. */
+  unpublish(id: string, timeoutMs?: number): Promise<void>;
   /** fetch() against the production webhook URL <baseUrl>/webhook/<path>. */
   webhook(webhookPath: string, init?: RequestInit): Promise<Response>;
   /** Runs a saved workflow like the editor's "Execute workflow" button and waits for the result. */
@@ -189,6 +191,21 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     fs.rmSync(userFolder, { recursive: true, force: true });
   }
 
+  // n8n 2.x publishes through an outbox: the API call returns at once and the triggers
+  // (e.g. production webhooks) go live ~1 s later. The editor polls this endpoint for that.
+  async function waitForPublication(id: string, want: 'published' | 'not_published', timeoutMs: number) {
+    let last: any;
+    await waitFor(`workflow ${id} to be ${want}`, timeoutMs, async () => {
+      last = await request('rest', 'GET', `/workflows/${id}/publication-status`);
+      if (want === 'published' && (last.status === 'failed' || last.status === 'partial')) {
+        throw fail(`publishing workflow ${id} failed: ${JSON.stringify(last.triggers)}`);
+      }
+      return last.status === want;
+    }, 100).catch((e: Error) => {
+      throw e.message.includes('--- n8n log') ? e : fail(`${e.message} (last status ${JSON.stringify(last)})`);
+    });
+  }
+
   const instance: N8nInstance = {
     baseUrl,
     port,
@@ -202,24 +219,13 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     async createWorkflow(json) {
       return request('api', 'POST', '/workflows', { settings: { executionOrder: 'v1' }, ...json });
     },
-    async publish(id) {
+    async publish(id, timeoutMs = 30_000) {
       await request('api', 'POST', `/workflows/${id}/publish`, {});
+      await waitForPublication(id, 'published', timeoutMs);
     },
-    async unpublish(id) {
+    async unpublish(id, timeoutMs = 30_000) {
       await request('api', 'POST', `/workflows/${id}/unpublish`);
-    },
-    async waitForWebhook(webhookPath, timeoutMs = 20_000) {
-      // OPTIONS with an Origin header is answered 204 by a registered webhook and 404
-      // otherwise, without running the workflow.
-      await waitFor(`webhook ${webhookPath} to register`, timeoutMs, async () => {
-        const res = await fetch(`${baseUrl}/webhook/${webhookPath}`, {
-          method: 'OPTIONS',
-          headers: { origin: baseUrl },
-        }).catch(() => undefined);
-        return res?.status === 204;
-      }).catch((e: Error) => {
-        throw fail(e.message);
-      });
+      await waitForPublication(id, 'not_published', timeoutMs);
     },
     webhook(webhookPath, init) {
       return fetch(`${baseUrl}/webhook/${webhookPath}`, { signal: AbortSignal.timeout(120_000), ...init });

@@ -1,0 +1,59 @@
+// The scripted flow, through the shared core with its standalone fetch transport:
+// verify key → create batch → issue one and bulk → send → look up by ID and token →
+// subscribe a local receiver → receive and verify signed events → unsubscribe.
+import { checkDelivery, createClient, type EventType } from '../../shared/src/standalone';
+import type { Sandbox } from '../sandbox';
+import { startReceiver } from '../sandbox/testing/receiver';
+
+export async function runCoreFlow(sandbox: Sandbox, step: (label: string, detail: string) => void): Promise<void> {
+  const client = createClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey });
+  const receiver = await startReceiver();
+  try {
+    const workspace = await client.auth();
+    step('Verify API key', `workspace "${workspace.username}" (${workspace.workspaceId})`);
+
+    const events: EventType[] = ['certificate.issued', 'certificate.sent', 'certificate.failed', 'certificate.viewed'];
+    const subscription = await client.createSubscription({ url: receiver.url, events });
+    step('Subscribe a local receiver', `${subscription.id} for ${events.length} event types (secret stored, not shown)`);
+
+    const design = (await client.listDesigns()).items[0];
+    const batch = await client.createBatch({ title: `Demo batch ${new Date().toISOString()}`, designId: design.id });
+    step('Create batch', `${batch.id} "${batch.title}" with design ${design.id}`);
+
+    const one = await client.issueCertificate(batch.id, { name: 'Ada Lovelace', email: 'ada@example.com', data: { course: 'Analytical Engines', score: 97 } });
+    step('Issue one certificate', `${one.certificateId} for ${one.email}`);
+
+    const people = Array.from({ length: 120 }, (_, i) => ({ batchId: batch.id, name: `Learner ${i + 1}`, email: `learner${i + 1}@example.com`, data: { cohort: 'A' } }));
+    people.push({ batchId: batch.id, name: 'Bounce Test', email: 'someone@bounce.test', data: { cohort: 'A' } });
+    const before = sandbox.controls.counters().requests.total;
+    const outcomes = await client.issueMany(people);
+    const issued = outcomes.filter((o) => o.ok).length;
+    step('Issue in bulk', `${issued}/${people.length} issued in ${sandbox.controls.counters().requests.total - before} requests (≤100 per call)`);
+
+    await client.sendCertificate(batch.id, one.id);
+    const bounce = outcomes[outcomes.length - 1];
+    if (bounce.ok) await client.sendCertificate(batch.id, bounce.recipient.id);
+    step('Send certificate emails', `${one.email} and a simulated bounce`);
+
+    const byId = await client.getCertificate(one.certificateId);
+    const byToken = await client.getCertificateByToken(one.shareToken);
+    if (byId.id !== one.id || byToken.id !== one.id) throw new Error('lookups returned a different recipient');
+    step('Look up by ID and share token', `${byId.certificateId} → ${byToken.certUrl}`);
+
+    await fetch(one.certUrl, { headers: { 'User-Agent': 'demo-viewer' } });
+    const expected = people.length + 1 + 2 + 1; // issued + sent/failed + viewed
+    const received = await receiver.waitFor(expected, 10_000);
+    const verified = received.map((r) => checkDelivery(r.rawBody, r.headers, subscription.secret));
+    const ok = verified.filter((v) => v.ok);
+    const byType = new Map<string, number>();
+    for (const v of ok) if (v.ok) byType.set(v.event.type, (byType.get(v.event.type) ?? 0) + 1);
+    if (ok.length !== received.length) throw new Error(`${received.length - ok.length} deliveries failed verification`);
+    step('Receive and verify signed events', `${ok.length}/${received.length} verified: ${[...byType].map(([t, n]) => `${n} ${t.replace('certificate.', '')}`).join(', ')}`);
+
+    await client.deleteSubscription(subscription.id);
+    const left = (await client.listSubscriptions()).items.length;
+    step('Unsubscribe', `${subscription.id} deleted, ${left} subscriptions left`);
+  } finally {
+    await receiver.close();
+  }
+}
