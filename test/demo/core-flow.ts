@@ -14,6 +14,8 @@ export async function runCoreFlow(sandbox: Sandbox, step: (label: string, detail
 
     const events: EventType[] = ['certificate.issued', 'certificate.sent', 'certificate.failed', 'certificate.viewed'];
     const subscription = await client.createSubscription({ url: receiver.url, events });
+    const secret = subscription.secret;
+    if (!secret) throw new Error('the service returned no signing secret');
     step('Subscribe a local receiver', `${subscription.id} for ${events.length} event types (secret stored, not shown)`);
 
     const design = (await client.listDesigns()).items[0];
@@ -43,7 +45,7 @@ export async function runCoreFlow(sandbox: Sandbox, step: (label: string, detail
     await fetch(one.certUrl, { headers: { 'User-Agent': 'demo-viewer' } });
     const expected = people.length + 1 + 2 + 1; // issued + sent/failed + viewed
     const received = await receiver.waitFor(expected, 10_000);
-    const verified = received.map((r) => checkDelivery(r.rawBody, r.headers, subscription.secret));
+    const verified = received.map((r) => checkDelivery(r.rawBody, r.headers, secret));
     const ok = verified.filter((v) => v.ok);
     const byType = new Map<string, number>();
     for (const v of ok) if (v.ok) byType.set(v.event.type, (byType.get(v.event.type) ?? 0) + 1);

@@ -22,7 +22,6 @@ afterEach(() => sb.controls.setListShape('default'));
 afterAll(() => sb.close());
 
 type Name = 'batches' | 'recipients' | 'designs' | 'subscriptions';
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Reader = (body: any, name: Name) => { items: unknown[]; next: string | null | undefined };
 
 const READERS: Record<ListShape, Reader> = {

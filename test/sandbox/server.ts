@@ -32,7 +32,8 @@ export function createServer(sb: SandboxContext, controls: SandboxControls, info
     let resetAfterCommit = false;
     if (fault) {
       sb.counters.faultsInjected++;
-      if (fault.kind === 'delay') await sb.timers.sleep(fault.delayMs);
+      // A plain timer, not sb.timers: reset() must not strand a request mid-delay.
+      if (fault.kind === 'delay') await new Promise((r) => setTimeout(r, fault.delayMs).unref());
       else if (fault.kind === 'reset-after-commit') resetAfterCommit = true;
       else return sendFault(req, res, fault, sb.rateLimiter.peek(bearer));
     }
@@ -87,7 +88,8 @@ export function createServer(sb: SandboxContext, controls: SandboxControls, info
     if (path === CONTROL_PREFIX || path.startsWith(CONTROL_PREFIX + '/')) return handleControl(req, res, method, path, query);
     if (path.startsWith('/v/') && method === 'GET') return handleViewer(sb, req, res, safeDecode(path.slice(3)));
     if (path === API_PREFIX || path.startsWith(API_PREFIX + '/')) return handleApi(req, res, method, path, query);
-    writeReply(res, errorReply(new ApiError('NOT_FOUND', `No route ${method} ${path}. The API lives under ${API_PREFIX}.`, { method, path })), {});
+    const notFound = new ApiError('NOT_FOUND', `No route ${method} ${path}. The API lives under ${API_PREFIX}.`, { method, path });
+    writeReply(res, errorReply(notFound), rateLimitHeaders(sb.rateLimiter.peek(null)));
   }
 
   return http.createServer((req, res) => {

@@ -1,5 +1,5 @@
 /**
- * Every background timer of the sandbox (mail, webhook retries, injected delays).
+ * Every background timer of the sandbox (mail, webhook deliveries and retries).
  * Unref'd so they never keep a process alive, and tracked so close()/reset() can cancel them.
  */
 export class Timers {
@@ -12,10 +12,6 @@ export class Timers {
     }, Math.max(0, ms));
     handle.unref();
     this.handles.add(handle);
-  }
-
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.set(resolve, ms));
   }
 
   clearAll(): void {

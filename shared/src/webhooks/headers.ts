@@ -7,9 +7,11 @@ export type HeaderBag = Record<string, string | string[] | undefined | null | nu
 export function getHeader(headers: HeaderBag | undefined, name: string): string | undefined {
   if (!headers) return undefined;
   const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) {
+  const prefixed = `http-${wanted}`;
+  for (const key in headers) {
     const k = key.toLowerCase();
-    if (k !== wanted && k !== `http-${wanted}`) continue;
+    if (k !== wanted && k !== prefixed) continue;
+    const value = headers[key];
     if (value === undefined || value === null) return undefined;
     return Array.isArray(value) ? value.join(',') : String(value);
   }

@@ -1,13 +1,15 @@
 import { createHmac } from 'crypto';
 
-/** The exact bytes that are signed: `<t>.<raw body>` (spec section 6). */
-export function signedContent(rawBody: string | Buffer, t: number): Buffer {
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
-  return Buffer.concat([Buffer.from(`${t}.`, 'utf8'), body]);
+// The signed string is `<t>.<raw body>` (spec section 6).
+
+/** The raw HMAC. A Buffer body is fed in two parts so it is never copied. */
+export function computeDigest(secret: string, rawBody: string | Buffer, t: number): Buffer {
+  const hmac = createHmac('sha256', secret);
+  return (typeof rawBody === 'string' ? hmac.update(`${t}.${rawBody}`) : hmac.update(`${t}.`).update(rawBody)).digest();
 }
 
 export function computeSignature(secret: string, rawBody: string | Buffer, t: number): string {
-  return createHmac('sha256', secret).update(signedContent(rawBody, t)).digest('hex');
+  return computeDigest(secret, rawBody, t).toString('hex');
 }
 
 /**

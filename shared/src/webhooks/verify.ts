@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'crypto';
 import { EVENT_TYPES, type WebhookEvent } from '../types';
 import { getHeader, type HeaderBag } from './headers';
-import { computeSignature } from './sign';
+import { computeDigest } from './sign';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
@@ -42,7 +42,7 @@ const MESSAGES: Record<VerificationFailure, string> = {
   INVALID_PAYLOAD: 'The signed body is not a valid delivery envelope.',
 };
 
-function fail(reason: VerificationFailure): VerificationResult {
+function fail(reason: VerificationFailure): { ok: false; reason: VerificationFailure; message: string } {
   return { ok: false, reason, message: MESSAGES[reason] };
 }
 
@@ -61,23 +61,20 @@ export function parseSignatureHeader(header: string): { t: number; v1: string[] 
   return t === null || v1.length === 0 ? null : { t, v1 };
 }
 
-function safeEqualHex(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+
+export type SignatureResult = { ok: true; timestamp: number } | { ok: false; reason: VerificationFailure; message: string };
 
 /**
- * Checks a delivery and never throws: a pipeline of small steps
- * (raw body → header parse → timestamp agreement → window → any-signature match → envelope).
+ * Checks a delivery's signature and never throws: a pipeline of small steps
+ * (raw body → header parse → timestamp agreement → window → any-signature match).
  * Any of several `v1` values may match any of several secrets, for secret rotation.
  */
-export function checkDelivery(
+export function checkSignature(
   rawBody: unknown,
   headers: HeaderBag | undefined,
   secrets: string | Array<string | undefined | null>,
   options: VerifyOptions = {},
-): VerificationResult {
+): SignatureResult {
   if (rawBody === undefined || rawBody === null || rawBody === '') return fail('MISSING_BODY');
   if (typeof rawBody !== 'string' && !Buffer.isBuffer(rawBody)) return fail('NOT_RAW_BODY');
   const keys = (Array.isArray(secrets) ? secrets : [secrets]).filter(
@@ -99,17 +96,27 @@ export function checkDelivery(
   if (age > tolerance) return fail('TIMESTAMP_TOO_OLD');
   if (age < -tolerance) return fail('TIMESTAMP_TOO_NEW');
 
-  // Every candidate is computed and compared in constant time; no early exit on a secret.
+  // Every candidate is compared in constant time; no early exit on a secret.
+  const candidates = parsed.v1.map((hex) => Buffer.from(hex, 'hex'));
   let matched = false;
   for (const secret of keys) {
-    const expected = computeSignature(secret, rawBody, parsed.t);
-    for (const candidate of parsed.v1) if (safeEqualHex(expected, candidate)) matched = true;
+    const expected = computeDigest(secret, rawBody, parsed.t);
+    for (const candidate of candidates) if (timingSafeEqual(expected, candidate)) matched = true;
   }
-  if (!matched) return fail('NO_MATCHING_SIGNATURE');
+  return matched ? { ok: true, timestamp: parsed.t } : fail('NO_MATCHING_SIGNATURE');
+}
 
-  const event = parseEvent(rawBody);
-  if (!event) return fail('INVALID_PAYLOAD');
-  return { ok: true, event, timestamp: parsed.t };
+/** {@link checkSignature}, then the signed bytes parsed into an event envelope. Never throws. */
+export function checkDelivery(
+  rawBody: unknown,
+  headers: HeaderBag | undefined,
+  secrets: string | Array<string | undefined | null>,
+  options: VerifyOptions = {},
+): VerificationResult {
+  const signature = checkSignature(rawBody, headers, secrets, options);
+  if (!signature.ok) return signature;
+  const event = parseEvent(rawBody as string | Buffer);
+  return event ? { ok: true, event, timestamp: signature.timestamp } : fail('INVALID_PAYLOAD');
 }
 
 /** Parses a signed body into an event envelope, or null when it is not one. */

@@ -138,7 +138,9 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     detached: true, // own process group, so stop() also kills the task-runner children
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const echo = process.env.CERTSVC_N8N_LOG === '1'; // set to stream n8n's output while debugging
   const append = (chunk: Buffer) => {
+    if (echo) process.stderr.write(chunk);
     log += chunk.toString();
     if (log.length > 2_000_000) log = log.slice(-1_000_000); // keep memory bounded in long benchmarks
   };

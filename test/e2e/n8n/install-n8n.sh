@@ -28,6 +28,11 @@ check() {
     (cd "$DIR" && "$NODE" -e "require('sqlite3')" >/dev/null 2>&1)
 }
 
+mkdir -p "$CACHE_ROOT"
+# Parallel jest workers / CI jobs may call this at once: one installs, the others wait.
+exec 9>"$CACHE_ROOT/.n8n-$N8N_VERSION.lock"
+flock 9
+
 if [ -f "$MARKER" ] && check; then
   echo "n8n $N8N_VERSION already installed in $DIR" >&2
   echo "$DIR"

@@ -1,7 +1,6 @@
 // A minimal JSON client over global fetch, for contract tests against the sandbox.
 // Bodies are typed `any` on purpose: tests assert on the wire shape, field by field.
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export interface ApiResponse {
   status: number;
   headers: Headers;

@@ -1,0 +1,54 @@
+import type { IExecuteFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import * as batch from './actions/batch/Batch.resource';
+import * as certificate from './actions/certificate/Certificate.resource';
+import * as design from './actions/design/Design.resource';
+import * as lookup from './actions/lookup/Lookup.resource';
+import { router } from './actions/router';
+import { listSearch } from './methods';
+
+export class CertificateService implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Certificate Service',
+		name: 'certificateService',
+		icon: {
+			light: 'file:../../icons/certificateService.svg',
+			dark: 'file:../../icons/certificateService.dark.svg',
+		},
+		group: ['output'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description: 'Issue, send and look up certificates with the Certificate Service',
+		defaults: { name: 'Certificate Service' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'certificateServiceApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Batch', value: 'batch' },
+					{ name: 'Certificate', value: 'certificate' },
+					{ name: 'Design', value: 'design' },
+					{ name: 'Lookup', value: 'lookup' },
+				],
+				default: 'certificate',
+			},
+			...batch.description,
+			...certificate.description,
+			...design.description,
+			...lookup.description,
+		],
+	};
+
+	methods = { listSearch };
+
+	async execute(this: IExecuteFunctions) {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,57 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as archive from './archive.operation';
+import * as create from './create.operation';
+import * as get from './get.operation';
+import * as getMany from './getMany.operation';
+import * as unarchive from './unarchive.operation';
+
+export { archive, create, get, getMany, unarchive };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['batch'] } },
+		options: [
+			{
+				name: 'Archive',
+				value: 'archive',
+				description: 'Archive a batch',
+				action: 'Archive a batch',
+			},
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Create a batch of certificates with a design',
+				action: 'Create a batch',
+			},
+			{
+				name: 'Get',
+				value: 'get',
+				description: 'Get a batch',
+				action: 'Get a batch',
+			},
+			{
+				name: 'Get Many',
+				value: 'getMany',
+				description: 'List batches',
+				action: 'Get many batches',
+			},
+			{
+				name: 'Unarchive',
+				value: 'unarchive',
+				description: 'Restore an archived batch',
+				action: 'Unarchive a batch',
+			},
+		],
+		default: 'getMany',
+	},
+	...archive.description,
+	...create.description,
+	...get.description,
+	...getMany.description,
+	...unarchive.description,
+];

@@ -1,0 +1,28 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { CertificateServiceClient } from '../../../../../shared/src';
+import { forEachItem } from '../../helpers/items';
+import { locatorValue } from '../../helpers/params';
+import { batchLocator } from '../common.descriptions';
+
+const properties: INodeProperties[] = [batchLocator];
+
+const displayOptions = { show: { resource: ['batch'], operation: ['get'] } };
+
+export const description = updateDisplayOptions(displayOptions, properties);
+
+/** GET /batches/{id} */
+export async function execute(
+	this: IExecuteFunctions,
+	client: CertificateServiceClient,
+): Promise<INodeExecutionData[]> {
+	return await forEachItem(this, async (itemIndex) => {
+		return (await client.getBatch(locatorValue(this, 'batch', itemIndex))) as IDataObject;
+	});
+}

@@ -1,0 +1,59 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { collect, MAX_PAGE_SIZE } from '../../../../../shared/src';
+import type { BatchStatusFilter, CertificateServiceClient } from '../../../../../shared/src';
+import { forEachItem } from '../../helpers/items';
+import { readLimit } from '../../helpers/params';
+import { limitField, returnAllField } from '../common.descriptions';
+
+const properties: INodeProperties[] = [
+	returnAllField,
+	limitField,
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: [
+					{ name: 'Active', value: 'active' },
+					{ name: 'All', value: 'all' },
+					{ name: 'Archived', value: 'archived' },
+				],
+				default: 'active',
+				description: 'Only return batches in this state',
+			},
+		],
+	},
+];
+
+const displayOptions = { show: { resource: ['batch'], operation: ['getMany'] } };
+
+export const description = updateDisplayOptions(displayOptions, properties);
+
+/** GET /batches, following the cursor only as far as needed. */
+export async function execute(
+	this: IExecuteFunctions,
+	client: CertificateServiceClient,
+): Promise<INodeExecutionData[]> {
+	return await forEachItem(this, async (itemIndex) => {
+		const limit = readLimit(this, itemIndex);
+		const filters = this.getNodeParameter('filters', itemIndex, {}) as { status?: BatchStatusFilter };
+		const batches = client.iterateBatches({
+			status: filters.status,
+			limit: Math.min(limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
+		});
+		return (await collect(batches, limit)) as IDataObject[];
+	});
+}

@@ -1,0 +1,64 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { CertificateServiceClient, RecipientUpdate } from '../../../../../shared/src';
+import { forEachItem } from '../../helpers/items';
+import { locatorValue, readData, stringParam } from '../../helpers/params';
+import { batchLocator, dataFieldsProperties, recipientIdField } from '../common.descriptions';
+
+const properties: INodeProperties[] = [
+	batchLocator,
+	recipientIdField,
+	{
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Recipient Email',
+				name: 'email',
+				type: 'string',
+				placeholder: 'name@email.com',
+				default: '',
+				description: 'New email address of the recipient',
+			},
+			{
+				displayName: 'Recipient Name',
+				name: 'name',
+				type: 'string',
+				default: '',
+				description: 'New name printed on the certificate',
+			},
+		],
+	},
+	...dataFieldsProperties({ allowKeep: true }),
+];
+
+const displayOptions = { show: { resource: ['certificate'], operation: ['update'] } };
+
+export const description = updateDisplayOptions(displayOptions, properties);
+
+/** PATCH /batches/{batchId}/recipients/{recipientId} with only the fields to change. */
+export async function execute(
+	this: IExecuteFunctions,
+	client: CertificateServiceClient,
+): Promise<INodeExecutionData[]> {
+	return await forEachItem(this, async (itemIndex) => {
+		const batchId = locatorValue(this, 'batch', itemIndex);
+		const recipientId = stringParam(this, 'recipientId', itemIndex);
+		const fields = this.getNodeParameter('updateFields', itemIndex, {}) as RecipientUpdate;
+		const update: RecipientUpdate = {};
+		if (fields.name !== undefined) update.name = fields.name;
+		if (fields.email !== undefined) update.email = fields.email;
+		const data = readData(this, itemIndex);
+		if (data !== undefined) update.data = data;
+		return (await client.updateRecipient(batchId, recipientId, update)) as IDataObject;
+	});
+}

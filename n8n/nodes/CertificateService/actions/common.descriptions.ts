@@ -1,0 +1,172 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** A batch picked from a searchable list (paged by the service's cursor) or given by ID. */
+export const batchLocator: INodeProperties = {
+	displayName: 'Batch',
+	name: 'batch',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The batch the certificates belong to',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a batch...',
+			typeOptions: {
+				searchListMethod: 'searchBatches',
+				searchable: true,
+			},
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. batch_8f2k1x',
+		},
+	],
+};
+
+/** A certificate design picked from a searchable list or given by ID. */
+export const designLocator: INodeProperties = {
+	displayName: 'Design',
+	name: 'design',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The certificate design the batch uses',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a design...',
+			typeOptions: {
+				searchListMethod: 'searchDesigns',
+				searchable: true,
+			},
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. design_classic',
+		},
+	],
+};
+
+export const recipientIdField: INodeProperties = {
+	displayName: 'Recipient ID',
+	name: 'recipientId',
+	type: 'string',
+	default: '',
+	required: true,
+	placeholder: 'e.g. rec_5hq2m9',
+	description:
+		'The ID of the issued certificate\'s recipient record, of the form rec_…, as returned by Issue or Get Many (not the CERT-… number)',
+};
+
+export const returnAllField: INodeProperties = {
+	displayName: 'Return All',
+	name: 'returnAll',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to return all results or only up to a given limit',
+};
+
+export const limitField: INodeProperties = {
+	displayName: 'Limit',
+	name: 'limit',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 50,
+	description: 'Max number of results to return',
+	displayOptions: { show: { returnAll: [false] } },
+};
+
+/**
+ * The certificate variables: name/value pairs, or one JSON object. Values are strings
+ * on the service; numbers and booleans are converted.
+ */
+export function dataFieldsProperties(options: { allowKeep: boolean }): INodeProperties[] {
+	const description =
+		'How to give the certificate variables (the dynamic fields printed on the certificate)';
+	const fields = {
+		name: 'Using Fields Below',
+		value: 'fields',
+		description: 'Enter the certificate variables as name/value pairs',
+	};
+	const json = {
+		name: 'Using JSON',
+		value: 'json',
+		description: 'Give the certificate variables as one JSON object',
+	};
+	const keep = {
+		name: "Don't Change",
+		value: 'keep',
+		description: 'Leave the certificate variables as they are',
+	};
+	const specifyData: INodeProperties = options.allowKeep
+		? {
+				displayName: 'Data',
+				name: 'specifyData',
+				type: 'options',
+				options: [keep, fields, json],
+				default: 'keep',
+				description,
+			}
+		: {
+				displayName: 'Data',
+				name: 'specifyData',
+				type: 'options',
+				options: [fields, json],
+				default: 'fields',
+				description,
+			};
+	return [
+		specifyData,
+		{
+			displayName: 'Data Fields',
+			name: 'dataFields',
+			type: 'fixedCollection',
+			typeOptions: { multipleValues: true },
+			placeholder: 'Add Field',
+			default: {},
+			displayOptions: { show: { specifyData: ['fields'] } },
+			options: [
+				{
+					displayName: 'Field',
+					name: 'field',
+					values: [
+						{
+							displayName: 'Name',
+							name: 'name',
+							type: 'string',
+							default: '',
+							placeholder: 'e.g. course',
+							description: 'Name of the certificate variable',
+						},
+						{
+							displayName: 'Value',
+							name: 'value',
+							type: 'string',
+							default: '',
+							placeholder: 'e.g. Advanced Welding',
+							description: 'Value printed on the certificate',
+						},
+					],
+				},
+			],
+		},
+		{
+			displayName: 'Data (JSON)',
+			name: 'dataJson',
+			type: 'json',
+			default: '{}',
+			placeholder: '{ "course": "Advanced Welding", "hours": 12 }',
+			description: 'An object of variable names to string, number or boolean values',
+			displayOptions: { show: { specifyData: ['json'] } },
+		},
+	];
+}

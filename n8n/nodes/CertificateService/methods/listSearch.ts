@@ -1,0 +1,65 @@
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+
+import { toNodeError } from '../helpers/errors';
+import { getClient } from '../transport';
+
+interface Named {
+	id: string;
+	title?: unknown;
+	name?: unknown;
+	status?: unknown;
+}
+
+/** One page of the service's list; `filter` narrows that page by name or ID. */
+function toResult(
+	items: Named[],
+	label: (item: Named) => string,
+	nextCursor: string | null,
+	filter?: string,
+): INodeListSearchResult {
+	const needle = filter?.trim().toLowerCase();
+	const results = items
+		.filter((item) => typeof item?.id === 'string')
+		.map((item) => ({ name: label(item), value: item.id }))
+		.filter(
+			(r) =>
+				!needle ||
+				r.name.toLowerCase().includes(needle) ||
+				String(r.value).toLowerCase().includes(needle),
+		);
+	return { results, paginationToken: nextCursor ?? undefined };
+}
+
+/** Batches of the workspace, newest pages first as the service returns them; archived ones marked. */
+export async function searchBatches(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	try {
+		const client = await getClient(this);
+		const page = await client.listBatches({ cursor: paginationToken, status: 'all' });
+		const label = (b: Named) => {
+			const title = typeof b.title === 'string' && b.title ? b.title : b.id;
+			return b.status === 'archived' ? `${title} (archived)` : title;
+		};
+		return toResult(page.items as Named[], label, page.nextCursor, filter);
+	} catch (error) {
+		throw toNodeError(this.getNode(), error);
+	}
+}
+
+export async function searchDesigns(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	try {
+		const client = await getClient(this);
+		const page = await client.listDesigns({ cursor: paginationToken });
+		const label = (d: Named) => (typeof d.name === 'string' && d.name ? d.name : d.id);
+		return toResult(page.items as Named[], label, page.nextCursor, filter);
+	} catch (error) {
+		throw toNodeError(this.getNode(), error);
+	}
+}

@@ -1,0 +1,85 @@
+import type {
+	IExecuteFunctions,
+	IHookFunctions,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IN8nHttpFullResponse,
+	IWebhookFunctions,
+} from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { CertificateServiceClient } from '../../../../shared/src';
+import type { HttpResponse, Transport } from '../../../../shared/src';
+
+export const CREDENTIAL_TYPE = 'certificateServiceApi';
+
+/** Every n8n context that may call the service. */
+export type ServiceContext =
+	| IExecuteFunctions
+	| ILoadOptionsFunctions
+	| IHookFunctions
+	| IWebhookFunctions;
+
+interface ServiceCredentials {
+	apiKey?: string;
+	baseUrl?: string;
+}
+
+function plainHeaders(headers: unknown): HttpResponse['headers'] {
+	// axios hands back an AxiosHeaders instance; its toJSON() is the plain header map.
+	const source =
+		headers && typeof (headers as { toJSON?: unknown }).toJSON === 'function'
+			? (headers as { toJSON: () => unknown }).toJSON()
+			: headers;
+	const out: HttpResponse['headers'] = {};
+	if (source && typeof source === 'object') {
+		for (const [key, value] of Object.entries(source as Record<string, unknown>)) {
+			if (typeof value === 'string' || Array.isArray(value)) out[key.toLowerCase()] = value;
+			else if (typeof value === 'number') out[key.toLowerCase()] = String(value);
+		}
+	}
+	return out;
+}
+
+/**
+ * The core's transport over n8n's own HTTP stack. n8n adds the Bearer header from the
+ * credential, so the key is never handled here. Every status resolves (the core maps
+ * errors itself); a network failure rejects with n8n's NodeApiError, whose `cause` chain
+ * still carries the socket error code the core's retry rules look for.
+ */
+export function createTransport(context: ServiceContext): Transport {
+	return async (request) => {
+		const options: IHttpRequestOptions = {
+			method: request.method,
+			url: request.url,
+			headers: request.headers,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+		};
+		if (request.body !== undefined) options.body = request.body;
+		const response = (await context.helpers.httpRequestWithAuthentication.call(
+			context,
+			CREDENTIAL_TYPE,
+			options,
+		)) as IN8nHttpFullResponse;
+		return {
+			status: response.statusCode,
+			headers: plainHeaders(response.headers),
+			body: response.body,
+		};
+	};
+}
+
+/**
+ * A client for this run. Pacing and 429 waits use n8n-workflow's `sleep`, and the API
+ * key is passed only so it is redacted from any error message.
+ */
+export async function getClient(context: ServiceContext): Promise<CertificateServiceClient> {
+	const credentials = (await context.getCredentials(CREDENTIAL_TYPE)) as ServiceCredentials;
+	return new CertificateServiceClient({
+		baseUrl: credentials.baseUrl ?? '',
+		transport: createTransport(context),
+		sleep,
+		secrets: credentials.apiKey ? [credentials.apiKey] : [],
+	});
+}

@@ -1,0 +1,147 @@
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { checkDelivery, flattenEvent, getHeader } from '../../../shared/src';
+import type { HeaderBag } from '../../../shared/src';
+import { listSearch } from '../CertificateService/methods';
+import { isDuplicateDelivery } from './deliveries';
+import { createSubscription, deleteSubscription, subscriptionExists } from './subscription';
+
+export class CertificateServiceTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Certificate Service Trigger',
+		name: 'certificateServiceTrigger',
+		icon: {
+			light: 'file:../../icons/certificateService.svg',
+			dark: 'file:../../icons/certificateService.dark.svg',
+		},
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description: 'Starts the workflow when certificates are issued, emailed or viewed',
+		defaults: { name: 'Certificate Service Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'certificateServiceApi', required: true }],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'webhook',
+			},
+		],
+		properties: [
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				default: ['certificate.issued'],
+				description: 'The events to listen to',
+				options: [
+					{
+						name: 'Certificate Email Failed',
+						value: 'certificate.failed',
+						description: 'The mail provider rejected the certificate email',
+					},
+					{
+						name: 'Certificate Email Sent',
+						value: 'certificate.sent',
+						description: 'The certificate email was handed to the mail provider',
+					},
+					{
+						name: 'Certificate Issued',
+						value: 'certificate.issued',
+						description: 'A certificate was issued (API, bulk, CSV import or web app)',
+					},
+					{
+						name: 'Certificate Viewed',
+						value: 'certificate.viewed',
+						description: 'A recipient opened the certificate for the first time',
+					},
+				],
+			},
+			{
+				displayName: 'Batch',
+				name: 'batch',
+				type: 'resourceLocator',
+				default: { mode: 'list', value: '' },
+				description: 'Only start for certificates of this batch. Leave empty for all batches.',
+				modes: [
+					{
+						displayName: 'From List',
+						name: 'list',
+						type: 'list',
+						placeholder: 'Any batch',
+						typeOptions: { searchListMethod: 'searchBatches', searchable: true },
+					},
+					{
+						displayName: 'By ID',
+						name: 'id',
+						type: 'string',
+						placeholder: 'e.g. batch_8f2k1x',
+					},
+				],
+			},
+		],
+	};
+
+	methods = { listSearch };
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return await subscriptionExists(this);
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return await createSubscription(this);
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return await deleteSubscription(this);
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const state = this.getWorkflowStaticData('node');
+		const headers = this.getHeaderData() as HeaderBag;
+
+		// 1. Signature over the raw bytes, with the secret stored at subscription (300 s window).
+		const check = checkDelivery(this.getRequestObject().rawBody, headers, state.secret as string);
+		if (!check.ok) {
+			this.logger.warn(`Certificate Service Trigger rejected a delivery: ${check.message}`);
+			this.getResponseObject().status(401).json({ error: check.reason, message: check.message });
+			return { noWebhookResponse: true };
+		}
+		const event = check.event;
+
+		// 2. At-least-once delivery: the same X-Service-Delivery may come again.
+		const deliveryId = getHeader(headers, 'X-Service-Delivery');
+		const nodeKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id ?? this.getNode().name}`;
+		if (deliveryId && isDuplicateDelivery(nodeKey, state, deliveryId)) {
+			return { webhookResponse: { received: true, duplicate: true } };
+		}
+
+		// 3. Filters: answered 200 so the service does not retry, but nothing runs.
+		const events = this.getNodeParameter('events', []) as string[];
+		if (events.length > 0 && !events.includes(event.type)) {
+			return { webhookResponse: { received: true, ignored: 'event type not selected' } };
+		}
+		const batchId = String(this.getNodeParameter('batch', '', { extractValue: true }) ?? '').trim();
+		if (batchId && event.data?.batchId !== batchId) {
+			return { webhookResponse: { received: true, ignored: 'other batch' } };
+		}
+
+		return {
+			workflowData: [this.helpers.returnJsonArray([flattenEvent(event) as unknown as IDataObject])],
+		};
+	}
+}

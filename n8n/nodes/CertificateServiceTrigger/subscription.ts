@@ -1,0 +1,149 @@
+import type { IDataObject, IHookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { CertificateServiceError, validateEvents } from '../../../shared/src';
+import type { CertificateServiceClient, EventType } from '../../../shared/src';
+import { toNodeError } from '../CertificateService/helpers/errors';
+import { getClient } from '../CertificateService/transport';
+
+// The subscription lives in the node's static data: `subscriptionId`, the signing
+// `secret` (shown once, at creation), the `webhookUrl` it points at, and the recent
+// `deliveryIds` (see deliveries.ts).
+
+function clearState(state: IDataObject): void {
+	delete state.subscriptionId;
+	delete state.secret;
+	delete state.webhookUrl;
+	delete state.deliveryIds;
+}
+
+function isNotFound(error: unknown): boolean {
+	return error instanceof CertificateServiceError && (error.code === 'NOT_FOUND' || error.status === 404);
+}
+
+async function client(context: IHookFunctions): Promise<CertificateServiceClient> {
+	try {
+		return await getClient(context);
+	} catch (error) {
+		throw toNodeError(context.getNode(), error);
+	}
+}
+
+function webhookUrl(context: IHookFunctions): string {
+	return context.getNodeWebhookUrl('default') ?? '';
+}
+
+function selectedEvents(context: IHookFunctions): EventType[] {
+	try {
+		return validateEvents(context.getNodeParameter('events', []));
+	} catch (error) {
+		throw toNodeError(context.getNode(), error);
+	}
+}
+
+function sameEvents(a: unknown, b: EventType[]): boolean {
+	if (!Array.isArray(a)) return false;
+	const left = new Set(a);
+	return left.size === new Set(b).size && b.every((e) => left.has(e));
+}
+
+/**
+ * True when the stored subscription still exists with this node's URL and events.
+ * A subscription the service no longer has (404) is forgotten. One with another URL or
+ * other events is replaced in production; in a manual (test) run it is left alone,
+ * because it may be the production subscription of the active workflow.
+ */
+export async function subscriptionExists(context: IHookFunctions): Promise<boolean> {
+	const state = context.getWorkflowStaticData('node');
+	const subscriptionId = state.subscriptionId;
+	if (typeof subscriptionId !== 'string' || !subscriptionId) return false;
+
+	const service = await client(context);
+	let subscription;
+	try {
+		subscription = await service.getSubscription(subscriptionId);
+	} catch (error) {
+		if (!isNotFound(error)) throw toNodeError(context.getNode(), error);
+		context.logger.debug(`Webhook subscription ${subscriptionId} no longer exists; it will be re-created.`);
+		clearState(state);
+		return false;
+	}
+
+	const matches =
+		subscription.url === webhookUrl(context) &&
+		sameEvents(subscription.events, selectedEvents(context)) &&
+		typeof state.secret === 'string' &&
+		state.secret !== '';
+	if (matches) return true;
+
+	if (context.getMode() !== 'manual') {
+		await unsubscribe(context, service, subscriptionId);
+		clearState(state);
+	}
+	return false;
+}
+
+/** Subscribes this node's webhook URL and keeps the id and the signing secret. */
+export async function createSubscription(context: IHookFunctions): Promise<boolean> {
+	const state = context.getWorkflowStaticData('node');
+	const url = webhookUrl(context);
+	const events = selectedEvents(context);
+	const service = await client(context);
+
+	let subscription;
+	try {
+		subscription = await service.createSubscription({ url, events });
+	} catch (error) {
+		if (error instanceof CertificateServiceError && error.field === 'url') {
+			throw new NodeOperationError(context.getNode(), `n8n's webhook URL ${url} cannot be subscribed`, {
+				description: `${error.message}. The service delivers only to https:// URLs (http:// is accepted for localhost). Set n8n's WEBHOOK_URL to a public https:// address.`,
+			});
+		}
+		throw toNodeError(context.getNode(), error);
+	}
+
+	if (!subscription.secret) {
+		await unsubscribe(context, service, subscription.id);
+		throw new NodeOperationError(
+			context.getNode(),
+			'The service created the webhook subscription but returned no signing secret',
+			{ description: 'Deliveries could not be verified, so the subscription was removed again. Try again.' },
+		);
+	}
+
+	state.subscriptionId = subscription.id;
+	state.secret = subscription.secret;
+	state.webhookUrl = url;
+	state.deliveryIds = [];
+	return true;
+}
+
+/** Unsubscribes (a subscription already gone is fine) and forgets it. */
+export async function deleteSubscription(context: IHookFunctions): Promise<boolean> {
+	const state = context.getWorkflowStaticData('node');
+	const subscriptionId = state.subscriptionId;
+	if (typeof subscriptionId === 'string' && subscriptionId) {
+		const service = await client(context);
+		const removed = await unsubscribe(context, service, subscriptionId);
+		if (!removed) return false; // state kept, so a later deactivation can try again
+	}
+	clearState(state);
+	return true;
+}
+
+/** DELETE the subscription; true when it is gone (404 included), false after logging another failure. */
+async function unsubscribe(
+	context: IHookFunctions,
+	service: CertificateServiceClient,
+	subscriptionId: string,
+): Promise<boolean> {
+	try {
+		await service.deleteSubscription(subscriptionId);
+		return true;
+	} catch (error) {
+		if (isNotFound(error)) return true;
+		const message = error instanceof Error ? error.message : String(error);
+		context.logger.warn(`Could not delete webhook subscription ${subscriptionId}: ${message}`);
+		return false;
+	}
+}

@@ -1,0 +1,54 @@
+// Builds the publishable `dist/` of the community node package with no runtime
+// dependencies: each node and credential is bundled with esbuild, the shared core
+// (../shared/src) compiled into it; only `n8n-workflow` (a peer dependency provided by
+// n8n) stays external. The output is CommonJS, not minified, so it stays readable.
+// Icons and codex files are copied next to the compiled files, as `n8n-node build` does.
+import { build } from 'esbuild';
+import { cp, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const out = path.join(root, 'dist');
+// Built next to dist and swapped in at the end, so a reader never sees a half-written dist.
+const tmp = path.join(root, `.dist-${process.pid}`);
+
+const entryPoints = {
+	'credentials/CertificateServiceApi.credentials': 'credentials/CertificateServiceApi.credentials.ts',
+	'nodes/CertificateService/CertificateService.node': 'nodes/CertificateService/CertificateService.node.ts',
+	'nodes/CertificateServiceTrigger/CertificateServiceTrigger.node':
+		'nodes/CertificateServiceTrigger/CertificateServiceTrigger.node.ts',
+};
+
+async function copyStatic(dir) {
+	for (const entry of await readdir(path.join(root, dir), { withFileTypes: true })) {
+		const rel = path.join(dir, entry.name);
+		if (entry.isDirectory()) await copyStatic(rel);
+		else if (/\.(svg|png)$/.test(entry.name) || entry.name.endsWith('.node.json')) {
+			await mkdir(path.dirname(path.join(tmp, rel)), { recursive: true });
+			await cp(path.join(root, rel), path.join(tmp, rel));
+		}
+	}
+}
+
+await rm(tmp, { recursive: true, force: true });
+await build({
+	absWorkingDir: root,
+	entryPoints: Object.fromEntries(Object.entries(entryPoints).map(([k, v]) => [k, path.join(root, v)])),
+	outdir: tmp,
+	bundle: true,
+	platform: 'node',
+	target: 'node20',
+	format: 'cjs',
+	external: ['n8n-workflow'],
+	inject: [path.join(root, 'scripts/no-timers.ts')],
+	minify: false,
+	keepNames: true,
+	sourcemap: false,
+	legalComments: 'none',
+	logLevel: 'warning',
+});
+for (const dir of ['icons', 'nodes', 'credentials']) await copyStatic(dir);
+await rm(out, { recursive: true, force: true });
+await rename(tmp, out);
+console.log(`built ${Object.keys(entryPoints).length} entries into ${path.relative(process.cwd(), out) || 'dist'}`);

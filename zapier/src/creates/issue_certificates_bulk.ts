@@ -1,0 +1,213 @@
+import { defineCreate } from 'zapier-platform-core';
+import {
+  CertificateServiceError,
+  normaliseData,
+  validationError,
+  type IssueItem,
+  type ItemOutcome,
+} from '../../../shared/src';
+import { withClient } from '../lib/client';
+import { batchField, dataField, dict, flag, sendField, text } from '../lib/inputs';
+
+/**
+ * Issues a certificate per line item. The core's issueMany validates every line, groups
+ * them into bulk calls of at most 100 and reports each line's recipient or error. The
+ * step returns ONE result: totals for filters and paths, and `results`, a line-item list
+ * in input order with the same keys on every line, so each mapped column lines up.
+ */
+
+export interface LineResult {
+  line: number;
+  status: 'issued' | 'failed';
+  name: string;
+  email: string;
+  recipientId: string;
+  certificateId: string;
+  shareToken: string;
+  certUrl: string;
+  errorCode: string;
+  errorMessage: string;
+  /** True when the line may or may not have been issued (the call's answer was lost). */
+  outcomeUnknown: boolean;
+}
+
+const MAX_SUMMARY_ERRORS = 5;
+
+/** Shared variables, overridden by the line's own (JSON text or object). */
+function lineData(shared: Record<string, string>, raw: unknown): unknown {
+  if (dict(raw) === undefined) return shared;
+  try {
+    return { ...shared, ...normaliseData(raw) };
+  } catch {
+    return raw; // left as is, so the core reports this line as invalid (and sends nothing for it)
+  }
+}
+
+function row(index: number, line: Record<string, unknown>, outcome: ItemOutcome): LineResult {
+  const base = { line: index + 1, errorCode: '', errorMessage: '', outcomeUnknown: false };
+  if (outcome.ok) {
+    const r = outcome.recipient;
+    return { ...base, status: 'issued', name: r.name, email: r.email, recipientId: r.id, certificateId: r.certificateId, shareToken: r.shareToken, certUrl: r.certUrl };
+  }
+  return {
+    ...base,
+    status: 'failed',
+    name: text(line.name) ?? '',
+    email: text(line.email) ?? '',
+    recipientId: '',
+    certificateId: '',
+    shareToken: '',
+    certUrl: '',
+    errorCode: String(outcome.error.code),
+    errorMessage: outcome.error.message,
+    outcomeUnknown: outcome.error.outcomeUnknown,
+  };
+}
+
+function summarise(rows: LineResult[]): string {
+  const failed = rows.filter((r) => r.status === 'failed');
+  const shown = failed.slice(0, MAX_SUMMARY_ERRORS).map((r) => `line ${r.line}: ${r.errorMessage}`);
+  const more = failed.length > shown.length ? ` (and ${failed.length - shown.length} more)` : '';
+  return shown.join('; ') + more;
+}
+
+export default defineCreate({
+  key: 'issue_certificates_bulk',
+  noun: 'Certificate',
+  display: {
+    label: 'Issue Certificates in Bulk',
+    description:
+      'Creates a certificate for every line item (for example each row of a spreadsheet or each attendee of an event) and returns each line\'s certificate or error. Uses one quota unit per certificate.',
+  },
+  operation: {
+    inputFields: [
+      batchField,
+      {
+        key: 'recipients',
+        label: 'Recipients',
+        required: true,
+        // One line per certificate (Zapier line items). A field with children takes no helpText.
+        children: [
+          { key: 'name', label: 'Recipient Name', required: true, helpText: 'The full name printed on the certificate.' },
+          { key: 'email', label: 'Recipient Email', required: true, helpText: 'The email address the certificate is sent to.' },
+          {
+            key: 'data_json',
+            label: 'Certificate Variables (JSON)',
+            helpText: 'Optional variables for this line only, as a JSON object such as `{"score": "92"}`. They override the shared variables.',
+          },
+        ],
+      },
+      {
+        ...dataField,
+        label: 'Variables for Every Certificate',
+        helpText: 'Variables that are the same on every certificate, such as `course`. A line\'s own variables take precedence.',
+      },
+      { ...sendField, helpText: 'Choose **True** to email every certificate right away.' },
+    ],
+    perform: withClient(async (client, _z, bundle) => {
+      const { batch_id, recipients, data, send } = bundle.inputData;
+      const lines = (Array.isArray(recipients) ? recipients : []) as Array<Record<string, unknown>>;
+      if (lines.length === 0) throw validationError('recipients', 'add at least one line with a name and an email');
+      const batchId = text(batch_id) ?? '';
+      const shared = normaliseData(dict(data), 'data');
+      const sendNow = flag(send) ?? false;
+
+      const items: IssueItem[] = lines.map((line) => ({
+        batchId,
+        send: sendNow,
+        name: text(line.name) ?? '',
+        email: text(line.email) ?? '',
+        data: lineData(shared, line.data_json) as Record<string, unknown>,
+      }));
+      const outcomes = await client.issueMany(items);
+      const results = outcomes.map((outcome, i) => row(i, lines[i], outcome));
+      const issued = results.filter((r) => r.status === 'issued');
+      const failed = results.filter((r) => r.status === 'failed');
+
+      if (issued.length === 0) {
+        // Nothing was issued: fail the step with the most telling error. A whole-call
+        // problem (auth, rate limit, quota, archived batch) beats a bad line, so Zapier
+        // reacts to it properly (reconnect, retry later). Retrying is then safe unless
+        // some line's outcome is unknown, which the mapping never retries.
+        const errors = outcomes.flatMap((o) => (o.ok ? [] : [o.error]));
+        const cause = errors.find((e) => e.outcomeUnknown) ?? errors.find((e) => e.code !== 'VALIDATION_ERROR') ?? errors[0];
+        throw new CertificateServiceError({
+          ...cause.toJSON(),
+          code: cause.code,
+          message: `No certificate was issued. ${summarise(results)}`,
+        });
+      }
+
+      return {
+        batchId,
+        total: results.length,
+        issuedCount: issued.length,
+        failedCount: failed.length,
+        outcomeUnknownCount: failed.filter((r) => r.outcomeUnknown).length,
+        issuedCertificateIds: issued.map((r) => r.certificateId),
+        failedEmails: failed.map((r) => r.email),
+        errorSummary: summarise(results),
+        results,
+      };
+    }),
+    sample: {
+      batchId: 'batch_3xy9w2',
+      total: 2,
+      issuedCount: 1,
+      failedCount: 1,
+      outcomeUnknownCount: 0,
+      issuedCertificateIds: ['CERT-2025-000123-4567'],
+      failedEmails: ['not-an-email'],
+      errorSummary: 'line 2: Invalid "email": "not-an-email" is not a valid email address',
+      results: [
+        {
+          line: 1,
+          status: 'issued',
+          name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          recipientId: 'rec_8f2k1m4q',
+          certificateId: 'CERT-2025-000123-4567',
+          shareToken: 'tok_4b7c9e1d',
+          certUrl: 'https://certs.example.com/v/tok_4b7c9e1d',
+          errorCode: '',
+          errorMessage: '',
+          outcomeUnknown: false,
+        },
+        {
+          line: 2,
+          status: 'failed',
+          name: 'Grace Hopper',
+          email: 'not-an-email',
+          recipientId: '',
+          certificateId: '',
+          shareToken: '',
+          certUrl: '',
+          errorCode: 'VALIDATION_ERROR',
+          errorMessage: 'Invalid "email": "not-an-email" is not a valid email address',
+          outcomeUnknown: false,
+        },
+      ] satisfies LineResult[],
+    },
+    outputFields: [
+      { key: 'batchId', label: 'Batch ID', type: 'string' },
+      { key: 'total', label: 'Lines', type: 'integer' },
+      { key: 'issuedCount', label: 'Issued Count', type: 'integer' },
+      { key: 'failedCount', label: 'Failed Count', type: 'integer' },
+      { key: 'outcomeUnknownCount', label: 'Outcome Unknown Count', type: 'integer' },
+      { key: 'issuedCertificateIds', label: 'Issued Certificate IDs', type: 'string', list: true },
+      { key: 'failedEmails', label: 'Failed Emails', type: 'string', list: true },
+      { key: 'errorSummary', label: 'Error Summary', type: 'string' },
+      { key: 'results[]line', label: 'Results Line Number', type: 'integer' },
+      { key: 'results[]status', label: 'Results Status', type: 'string' },
+      { key: 'results[]name', label: 'Results Recipient Name', type: 'string' },
+      { key: 'results[]email', label: 'Results Recipient Email', type: 'string' },
+      { key: 'results[]recipientId', label: 'Results Recipient ID', type: 'string' },
+      { key: 'results[]certificateId', label: 'Results Certificate ID', type: 'string' },
+      { key: 'results[]shareToken', label: 'Results Share Token', type: 'string' },
+      { key: 'results[]certUrl', label: 'Results Certificate URL', type: 'string' },
+      { key: 'results[]errorCode', label: 'Results Error Code', type: 'string' },
+      { key: 'results[]errorMessage', label: 'Results Error Message', type: 'string' },
+      { key: 'results[]outcomeUnknown', label: 'Results Outcome Unknown', type: 'boolean' },
+    ],
+  },
+});

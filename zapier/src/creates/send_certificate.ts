@@ -1,0 +1,22 @@
+import { defineCreate } from 'zapier-platform-core';
+import { withClient } from '../lib/client';
+import { batchField, recipientField, text } from '../lib/inputs';
+import { RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
+
+export default defineCreate({
+  key: 'send_certificate',
+  noun: 'Certificate',
+  display: {
+    label: 'Send Certificate',
+    description: 'Queues the certificate email for an issued certificate, for example one issued without sending.',
+  },
+  operation: {
+    inputFields: [batchField, recipientField],
+    perform: withClient(async (client, _z, bundle) =>
+      client.sendCertificate(text(bundle.inputData.batch_id) ?? '', text(bundle.inputData.recipient_id) ?? ''),
+    ),
+    // The response body is not documented; the recipient, plus `queued`, is what the service returns.
+    sample: { ...SAMPLE_RECIPIENT, emailStatus: 'queued', emailSentAt: null, queued: true },
+    outputFields: [...RECIPIENT_OUTPUT_FIELDS, { key: 'queued', label: 'Queued', type: 'boolean' }],
+  },
+});

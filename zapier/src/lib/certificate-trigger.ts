@@ -1,0 +1,166 @@
+import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
+import {
+  CertificateServiceError,
+  DEFAULT_TOLERANCE_SECONDS,
+  checkDelivery,
+  collect,
+  flattenEvent,
+  getHeader,
+  type Batch,
+  type CertificateServiceClient,
+  type EventType,
+  type FlatEvent,
+  type Recipient,
+  type Viewer,
+  type WebhookEvent,
+} from '../../../shared/src';
+import { withClient } from './client';
+import { isNotFound } from './errors';
+import { text } from './inputs';
+import { EVENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from './samples';
+
+/**
+ * One factory for the four instant (REST hook) triggers. Each trigger subscribes
+ * Zapier's hook URL to exactly one event type; the delivery's signing secret is kept
+ * in `bundle.subscribeData` and every delivery is verified with it by the core.
+ */
+export interface CertificateTriggerSpec<K extends string> {
+  key: K;
+  event: EventType;
+  label: string;
+  description: string;
+  /** performList: only recipients with this email status (where the event implies one). */
+  emailStatus?: 'sent' | 'failed';
+  /** performList: when the event happened, read from a listed recipient. */
+  occurredAt: (recipient: Recipient) => string;
+  /** Per-event extras in `data` (failed: `error`, viewed: `viewer`). */
+  sampleExtras?: { error?: string; viewer?: Viewer };
+  sampleEmailStatus: string;
+  extraOutputFields?: Array<{ key: string; label: string; type?: 'string' | 'datetime' }>;
+}
+
+/** How many recent recipients performList returns. */
+export const LIST_LIMIT = 10;
+/** Deliveries are retried for up to ~39 hours (spec section 6); remember ids a little longer. */
+export const DEDUPE_TTL_SECONDS = 2 * 24 * 60 * 60;
+
+interface SubscribeData {
+  id?: string;
+  secret?: string;
+}
+
+function subscribeData(bundle: Pick<Bundle, 'subscribeData'>): SubscribeData {
+  return (bundle.subscribeData ?? {}) as SubscribeData;
+}
+
+/** Logs why a delivery was dropped: the reason and ids only, never secrets or signatures. */
+function drop(z: ZObject, deliveryId: string | undefined, why: string): [] {
+  z.console.log(`Certificate Service delivery ${deliveryId ?? '(no delivery id)'} ignored: ${why}`);
+  return [];
+}
+
+/**
+ * Delivery is at-least-once (spec section 6), so a repeated X-Service-Delivery is
+ * dropped. If Zapier's cache is unavailable the delivery is processed: a possible
+ * duplicate is better than a lost event.
+ */
+async function seenBefore(z: ZObject, subscriptionId: string | undefined, deliveryId: string): Promise<boolean> {
+  const key = `certsvc:delivery:${subscriptionId ?? '-'}:${deliveryId}`;
+  try {
+    if (await z.cache.get(key)) return true;
+    await z.cache.set(key, true, DEDUPE_TTL_SECONDS);
+  } catch (error) {
+    z.console.log(`Duplicate check for delivery ${deliveryId} skipped: ${(error as Error).message}`);
+  }
+  return false;
+}
+
+/** The newest active batch: the one performList shows when no batch filter is set. */
+async function newestActiveBatch(client: CertificateServiceClient): Promise<Batch | undefined> {
+  const { items } = await client.listBatches({ status: 'active' });
+  const dated = items.every((b) => typeof b.createdAt === 'string');
+  // The list order is not documented; by creation time when the service gives it.
+  return dated ? [...items].sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))[0] : items[0];
+}
+
+export function defineCertificateTrigger<const K extends string>(spec: CertificateTriggerSpec<K>) {
+  const sampleEvent: WebhookEvent = {
+    id: 'whe_5m2n8p4r',
+    type: spec.event,
+    createdAt: '2025-06-02T09:16:30.000Z',
+    data: { ...SAMPLE_RECIPIENT, emailStatus: spec.sampleEmailStatus, ...spec.sampleExtras },
+  };
+
+  /** A listed recipient in the same flat shape as a delivery, with an id no real event has. */
+  const listItem = (recipient: Recipient): FlatEvent =>
+    flattenEvent({ id: `${spec.event}:${recipient.id}`, type: spec.event, createdAt: spec.occurredAt(recipient), data: recipient });
+
+  return defineTrigger({
+    key: spec.key,
+    noun: 'Certificate',
+    display: { label: spec.label, description: spec.description },
+    operation: {
+      type: 'hook',
+      inputFields: [
+        {
+          key: 'batch_id',
+          label: 'Batch',
+          required: false,
+          dynamic: 'batch_list.id.title',
+          helpText: 'Only trigger for certificates in this batch. Leave empty to trigger for every batch.',
+        },
+      ],
+
+      performSubscribe: withClient(async (client, _z, bundle: Bundle) => {
+        const subscription = await client.createSubscription({ url: String(bundle.targetUrl ?? ''), events: [spec.event] });
+        if (!subscription.secret) {
+          // Without the secret no delivery could be verified, so every one would be dropped.
+          await client.deleteSubscription(subscription.id).catch(() => undefined);
+          throw new CertificateServiceError({
+            code: 'UNKNOWN',
+            message: 'The Certificate Service created the webhook subscription but returned no signing secret, so deliveries could not be verified. The subscription was removed; turn the Zap on again.',
+          });
+        }
+        // Becomes bundle.subscribeData: the id to unsubscribe, the secret to verify deliveries.
+        return { id: subscription.id, secret: subscription.secret };
+      }),
+
+      performUnsubscribe: withClient(async (client, _z, bundle: Bundle) => {
+        const id = text(subscribeData(bundle).id);
+        if (!id) return { deleted: false };
+        try {
+          return await client.deleteSubscription(id);
+        } catch (error) {
+          // Already gone (deleted in the web app, or auto-removed after a 410): nothing to undo.
+          if (isNotFound(error)) return { id, deleted: true, alreadyDeleted: true };
+          throw error;
+        }
+      }),
+
+      perform: async (z: ZObject, bundle: Bundle) => {
+        const raw = bundle.rawRequest ?? {};
+        const deliveryId = getHeader(raw.headers, 'X-Service-Delivery');
+        const { id: subscriptionId, secret } = subscribeData(bundle);
+        const result = checkDelivery(raw.content, raw.headers, secret ?? [], { toleranceSeconds: DEFAULT_TOLERANCE_SECONDS });
+        if (!result.ok) return drop(z, deliveryId, `verification failed (${result.reason}): ${result.message}`);
+
+        const event = result.event;
+        if (event.type !== spec.event) return drop(z, deliveryId, `event ${event.type} is not ${spec.event}.`);
+        const batchId = text(bundle.inputData.batch_id);
+        if (batchId && event.data.batchId !== batchId) return drop(z, deliveryId, `batch ${event.data.batchId} is not the selected batch.`);
+        if (deliveryId && (await seenBefore(z, subscriptionId, deliveryId))) return drop(z, deliveryId, 'already processed.');
+        return [flattenEvent(event)];
+      },
+
+      performList: withClient(async (client, _z, bundle: Bundle) => {
+        const batchId = text(bundle.inputData.batch_id) ?? (await newestActiveBatch(client))?.id;
+        if (!batchId) return [];
+        const recipients = client.iterateRecipients(batchId, { limit: LIST_LIMIT, emailStatus: spec.emailStatus });
+        return (await collect(recipients, LIST_LIMIT)).map(listItem);
+      }),
+
+      sample: flattenEvent(sampleEvent),
+      outputFields: [...EVENT_OUTPUT_FIELDS, ...(spec.extraOutputFields ?? [])],
+    },
+  });
+}

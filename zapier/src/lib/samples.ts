@@ -1,0 +1,67 @@
+// Static samples and output field labels, shared by the operations that return the
+// same resource. Dates are ISO 8601 UTC, as the service sends them.
+import type { Batch, Recipient } from '../../../shared/src';
+
+export const SAMPLE_RECIPIENT: Recipient = {
+  id: 'rec_8f2k1m4q',
+  batchId: 'batch_3xy9w2',
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  certificateId: 'CERT-2025-000123-4567',
+  shareToken: 'tok_4b7c9e1d',
+  certUrl: 'https://certs.example.com/v/tok_4b7c9e1d',
+  issueDate: '2025-06-02T09:15:00.000Z',
+  expiryDate: null,
+  data: { course: 'Introduction to Analytics', score: '92' },
+  emailStatus: 'sent',
+  emailSentAt: '2025-06-02T09:15:04.000Z',
+  createdAt: '2025-06-02T09:15:00.000Z',
+};
+
+export const SAMPLE_BATCH: Batch = {
+  id: 'batch_3xy9w2',
+  title: 'Spring 2025 Graduates',
+  designId: 'design_classic',
+  status: 'active',
+  createdAt: '2025-06-01T08:00:00.000Z',
+};
+
+type OutputField = { key: string; label: string; type?: 'string' | 'datetime' | 'boolean' | 'integer' };
+
+/** The recipient's own fields except `id` and `createdAt`, which events rename. */
+const RECIPIENT_COMMON_FIELDS: OutputField[] = [
+  { key: 'batchId', label: 'Batch ID', type: 'string' },
+  { key: 'name', label: 'Recipient Name', type: 'string' },
+  { key: 'email', label: 'Recipient Email', type: 'string' },
+  { key: 'certificateId', label: 'Certificate ID', type: 'string' },
+  { key: 'shareToken', label: 'Share Token', type: 'string' },
+  { key: 'certUrl', label: 'Certificate URL', type: 'string' },
+  { key: 'issueDate', label: 'Issue Date', type: 'datetime' },
+  { key: 'expiryDate', label: 'Expiry Date', type: 'datetime' },
+  { key: 'emailStatus', label: 'Email Status', type: 'string' },
+  { key: 'emailSentAt', label: 'Email Sent At', type: 'datetime' },
+];
+
+export const RECIPIENT_OUTPUT_FIELDS: OutputField[] = [
+  { key: 'id', label: 'Recipient ID', type: 'string' },
+  ...RECIPIENT_COMMON_FIELDS,
+  { key: 'createdAt', label: 'Created At', type: 'datetime' },
+];
+
+/** The flat event item (the core's flattenEvent): envelope fields plus the recipient's. */
+export const EVENT_OUTPUT_FIELDS: OutputField[] = [
+  { key: 'id', label: 'Event ID', type: 'string' },
+  { key: 'type', label: 'Event Type', type: 'string' },
+  { key: 'createdAt', label: 'Event Time', type: 'datetime' },
+  { key: 'recipientId', label: 'Recipient ID', type: 'string' },
+  ...RECIPIENT_COMMON_FIELDS,
+  { key: 'recipientCreatedAt', label: 'Recipient Created At', type: 'datetime' },
+];
+
+export const BATCH_OUTPUT_FIELDS: OutputField[] = [
+  { key: 'id', label: 'Batch ID', type: 'string' },
+  { key: 'title', label: 'Batch Title', type: 'string' },
+  { key: 'designId', label: 'Design ID', type: 'string' },
+  { key: 'status', label: 'Batch Status', type: 'string' },
+  { key: 'createdAt', label: 'Created At', type: 'datetime' },
+];

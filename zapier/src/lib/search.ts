@@ -1,0 +1,12 @@
+import type { Recipient } from '../../../shared/src';
+import { isNotFound } from './errors';
+
+/** A search finds one item or none: the service's "not found" is an empty result, not an error. */
+export async function findOne(lookup: () => Promise<Recipient>): Promise<Recipient[]> {
+  try {
+    return [await lookup()];
+  } catch (error) {
+    if (isNotFound(error)) return [];
+    throw error;
+  }
+}

@@ -1,0 +1,37 @@
+import { defineSearch } from 'zapier-platform-core';
+import { requireEmail, requireString } from '../../../shared/src';
+import { withClient } from '../lib/client';
+import { isNotFound } from '../lib/errors';
+import { batchField, emailField, text } from '../lib/inputs';
+import { RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
+
+export default defineSearch({
+  key: 'find_recipient',
+  noun: 'Recipient',
+  display: {
+    label: 'Find Recipient by Email',
+    description: 'Finds the certificate issued to an email address in a batch.',
+  },
+  operation: {
+    inputFields: [
+      { ...batchField, helpText: 'The batch to look in.' },
+      { ...emailField, required: true, helpText: 'The recipient\'s email address. Letter case is ignored.' },
+    ],
+    perform: withClient(async (client, _z, bundle) => {
+      const batchId = requireString(text(bundle.inputData.batch_id), 'batchId');
+      const email = requireEmail(text(bundle.inputData.email)).toLowerCase();
+      // The recipient list has no email filter, so pages are read until the first match.
+      try {
+        for await (const recipient of client.iterateRecipients(batchId)) {
+          if (String(recipient.email).toLowerCase() === email) return [recipient];
+        }
+      } catch (error) {
+        if (isNotFound(error)) return []; // no such batch: nothing found
+        throw error;
+      }
+      return [];
+    }),
+    sample: SAMPLE_RECIPIENT,
+    outputFields: RECIPIENT_OUTPUT_FIELDS,
+  },
+});

@@ -1,0 +1,4 @@
+import { defineBatchListTrigger } from '../lib/batch-list';
+
+/** Powers the dropdown of Unarchive Batch, which needs the archived batches. */
+export default defineBatchListTrigger('archived_batch_list', 'archived', 'New Archived Batch');

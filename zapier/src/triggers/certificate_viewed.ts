@@ -1,0 +1,24 @@
+import { defineCertificateTrigger } from '../lib/certificate-trigger';
+
+export default defineCertificateTrigger({
+  key: 'certificate_viewed',
+  event: 'certificate.viewed',
+  label: 'New Viewed Certificate',
+  description: 'Triggers when a recipient opens their certificate in the public viewer for the first time.',
+  occurredAt: (recipient) => recipient.createdAt,
+  sampleEmailStatus: 'sent',
+  sampleExtras: {
+    viewer: {
+      viewedAt: '2025-06-02T10:02:11.000Z',
+      userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Safari/605.1.15',
+      referer: 'https://mail.example.com/',
+      ip: '203.0.113.7',
+    },
+  },
+  extraOutputFields: [
+    { key: 'viewer__viewedAt', label: 'Viewed At', type: 'datetime' },
+    { key: 'viewer__userAgent', label: 'Viewer User Agent', type: 'string' },
+    { key: 'viewer__referer', label: 'Viewer Referer', type: 'string' },
+    { key: 'viewer__ip', label: 'Viewer IP Address', type: 'string' },
+  ],
+});

@@ -1,0 +1,18 @@
+// Every trigger, keyed by its key (= its file name).
+import archived_batch_list from './archived_batch_list';
+import batch_list from './batch_list';
+import certificate_failed from './certificate_failed';
+import certificate_issued from './certificate_issued';
+import certificate_sent from './certificate_sent';
+import certificate_viewed from './certificate_viewed';
+import design_list from './design_list';
+
+export default {
+  [certificate_issued.key]: certificate_issued,
+  [certificate_sent.key]: certificate_sent,
+  [certificate_failed.key]: certificate_failed,
+  [certificate_viewed.key]: certificate_viewed,
+  [batch_list.key]: batch_list,
+  [archived_batch_list.key]: archived_batch_list,
+  [design_list.key]: design_list,
+};
