@@ -4,7 +4,7 @@
 // n8n) stays external. The output is CommonJS, not minified, so it stays readable.
 // Icons and codex files are copied next to the compiled files, as `n8n-node build` does.
 import { build } from 'esbuild';
-import { cp, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,6 +48,13 @@ await build({
 	legalComments: 'none',
 	logLevel: 'warning',
 });
+// Source-level `eslint-disable` comments survive bundling but name rules that a linter of the
+// published JavaScript (n8n's package scan) does not load, which it reports as errors.
+for (const file of Object.keys(entryPoints)) {
+	const js = path.join(tmp, `${file}.js`);
+	const text = await readFile(js, 'utf8');
+	await writeFile(js, text.replace(/^[ \t]*\/\/ eslint-disable.*\r?\n/gm, ''));
+}
 for (const dir of ['icons', 'nodes', 'credentials']) await copyStatic(dir);
 await rm(out, { recursive: true, force: true });
 await rename(tmp, out);

@@ -107,8 +107,8 @@ const OWNER = { email: 'owner@e2e.test', firstName: 'E2E', lastName: 'Owner' };
 export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
   const cache = n8nCacheDir();
   const n8nBin = path.join(cache, 'node_modules', 'n8n', 'bin', 'n8n');
-  // Node 24 (n8n 2.x needs >= 22.16), copied from the repo's `node` devDependency by the install script.
-  const nodeBin = path.join(cache, 'node', 'bin', 'node');
+  // Node 24 (n8n 2.x needs >= 22.16), installed into the cache by install-n8n.sh.
+  const nodeBin = path.join(cache, 'node_modules', `node-${process.platform}-${process.arch}`, 'bin', 'node');
   if (!fs.existsSync(path.join(cache, '.installed-ok'))) {
     throw new Error(`n8n is not installed in ${cache}; call ensureN8nInstalled() first`);
   }
@@ -118,12 +118,14 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
   const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-n8n-'));
   const password = `E2e-${randomBytes(12).toString('hex')}`; // satisfies n8n's rules: digit + uppercase
 
+  // Inherit the basics (HOME, proxies...) but not n8n settings or NODE_OPTIONS of the caller's
+  // shell, so every instance is configured the same.
+  const inherited: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !/^(N8N_|DB_|EXECUTIONS_|QUEUE_|NODE_OPTIONS$|WEBHOOK_URL$)/.test(k)) inherited[k] = v;
+  }
   const env: Record<string, string> = {
-    // Inherit the basics but drop any N8N_/DB_ settings of the caller's shell, for a hermetic instance.
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(N8N_|DB_|EXECUTIONS_)/.test(k))) as Record<
-      string,
-      string
-    >,
+    ...inherited,
     PATH: `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`,
     // jest sets NODE_ENV=test, which makes n8n exit silently; run it as in production.
     NODE_ENV: 'production',
@@ -198,6 +200,7 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
   async function waitForPublication(id: string, want: 'published' | 'not_published', timeoutMs: number) {
     let last: any;
     await waitFor(`workflow ${id} to be ${want}`, timeoutMs, async () => {
+      if (exited) throw new Error(exited);
       last = await request('rest', 'GET', `/workflows/${id}/publication-status`);
       if (want === 'published' && (last.status === 'failed' || last.status === 'partial')) {
         throw fail(`publishing workflow ${id} failed: ${JSON.stringify(last.triggers)}`);
@@ -262,6 +265,7 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     async waitForExecution(executionId, timeoutMs = 120_000) {
       let execution: any;
       await waitFor(`execution ${executionId} to finish`, timeoutMs, async () => {
+        if (exited) throw new Error(exited);
         execution = await request('api', 'GET', `/executions/${executionId}?includeData=true`).catch(() => undefined);
         return !!execution && !['new', 'running', 'waiting'].includes(execution.status);
       }, 100).catch((e: Error) => {
@@ -278,7 +282,7 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     // /healthz/readiness answers 200 once the DB is migrated and the server fully started.
     await waitFor('n8n to become ready', timeoutMs, async () => {
       if (exited) throw new Error(exited);
-      const res = await fetch(`${baseUrl}/healthz/readiness`).catch(() => undefined);
+      const res = await fetch(`${baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
       return res?.status === 200;
     });
     // n8n 2.x always has user management: create the owner (the response logs us in).

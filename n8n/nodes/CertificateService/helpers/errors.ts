@@ -13,6 +13,7 @@ export function toNodeError(
 	node: INode,
 	error: unknown,
 	itemIndex?: number,
+	options: { sent?: boolean } = {},
 ): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (itemIndex !== undefined && error.context.itemIndex === undefined) {
@@ -22,7 +23,9 @@ export function toNodeError(
 	}
 
 	if (error instanceof CertificateServiceError) {
-		const neverSent = error.status === 0 && error.code === 'VALIDATION_ERROR';
+		// A per-item error inside a bulk response also has no HTTP status of its own; the
+		// caller says `sent` for those, so they are reported as the service's answer.
+		const neverSent = !options.sent && error.status === 0 && error.code === 'VALIDATION_ERROR';
 		if (neverSent) {
 			return new NodeOperationError(node, error.message, {
 				itemIndex,

@@ -12,8 +12,9 @@ export function failedItem(
 	context: IExecuteFunctions,
 	error: unknown,
 	itemIndex: number,
+	options: { sent?: boolean } = {},
 ): INodeExecutionData {
-	const nodeError = toNodeError(context.getNode(), error, itemIndex);
+	const nodeError = toNodeError(context.getNode(), error, itemIndex, options);
 	if (!context.continueOnFail()) throw nodeError;
 	return { json: errorJson(nodeError, error), pairedItem: { item: itemIndex } };
 }

@@ -109,7 +109,8 @@ export async function execute(
 		}
 	}
 
-	// 2. Bulk calls; every item gets its own recipient or error back.
+	// 2. Bulk calls; every item gets its own recipient or error back. Items were validated
+	//    above, so every error below is the service's answer (or an unknown outcome).
 	let outcomes;
 	try {
 		outcomes = await client.issueMany(toIssue);
@@ -124,14 +125,16 @@ export async function execute(
 		if (outcome.ok) {
 			output[itemIndex].push(...resultItems(outcome.recipient as IDataObject, itemIndex));
 		} else if (continueOnFail) {
-			output[itemIndex].push(failedItem(this, outcome.error, itemIndex));
+			output[itemIndex].push(failedItem(this, outcome.error, itemIndex, { sent: true }));
 		} else {
 			firstFailure ??= { error: outcome.error, itemIndex };
 		}
 	});
 
 	if (firstFailure) {
-		const nodeError = toNodeError(this.getNode(), firstFailure.error, firstFailure.itemIndex);
+		const nodeError = toNodeError(this.getNode(), firstFailure.error, firstFailure.itemIndex, {
+			sent: true,
+		});
 		const issued = outcomes.filter((o) => o.ok).length;
 		const failed = outcomes.length - issued;
 		nodeError.description = [

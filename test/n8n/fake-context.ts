@@ -1,0 +1,285 @@
+/**
+ * Small stand-ins for n8n's execution contexts, enough to run the nodes' real code:
+ * IExecuteFunctions, ILoadOptionsFunctions, IHookFunctions and IWebhookFunctions.
+ *
+ * `helpers.httpRequestWithAuthentication` performs real HTTP (global fetch, so nock or the
+ * sandbox answer it) and behaves like n8n's: the credential's `authenticate` adds the
+ * Bearer header, `returnFullResponse` + `ignoreHttpStatusErrors` resolve every status with
+ * {statusCode, headers, body}, JSON bodies are parsed, and a network failure rejects with
+ * `new NodeApiError(node, axiosLikeError)`, exactly how n8n wraps it.
+ */
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	INode,
+	INodeExecutionData,
+	IWebhookFunctions,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+export interface Credentials {
+	apiKey: string;
+	baseUrl: string;
+}
+
+/** Parameters as n8n would have resolved them for one item (after expressions). */
+export type Params = Record<string, unknown>;
+export type ParamsFor = Params | ((itemIndex: number) => Params);
+
+export interface RecordedRequest {
+	method: string;
+	url: string;
+	headers: Record<string, string>;
+	body?: unknown;
+}
+
+export interface FakeOptions {
+	params: ParamsFor;
+	credentials?: Credentials;
+	items?: INodeExecutionData[];
+	continueOnFail?: boolean;
+	node?: Partial<INode>;
+}
+
+export const TEST_CREDENTIALS: Credentials = {
+	apiKey: 'sk_live_test_0123456789abcdef',
+	baseUrl: 'https://certs.example.test/api/v1',
+};
+
+/** A resource locator value as the editor stores it. */
+export const rl = (value: string, mode: 'list' | 'id' = 'id') => ({ __rl: true, mode, value });
+
+function lookup(params: Params, path: string): unknown {
+	let value: unknown = params;
+	for (const key of path.split('.')) {
+		if (!value || typeof value !== 'object') return undefined;
+		value = (value as Record<string, unknown>)[key];
+	}
+	return value;
+}
+
+function paramReader(paramsFor: ParamsFor) {
+	return (name: string, itemIndex: number, fallback?: unknown, options?: { extractValue?: boolean }) => {
+		const params = typeof paramsFor === 'function' ? paramsFor(itemIndex) : paramsFor;
+		let value = lookup(params, name);
+		if (value === undefined) return fallback;
+		if (options?.extractValue && value && typeof value === 'object' && '__rl' in value) {
+			value = (value as unknown as { value: unknown }).value;
+		}
+		return value;
+	};
+}
+
+export function makeNode(overrides: Partial<INode> = {}): INode {
+	return {
+		id: 'node-1',
+		name: 'Certificate Service',
+		type: 'CUSTOM.certificateService',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+		...overrides,
+	};
+}
+
+/** n8n's httpRequestWithAuthentication over fetch, recording each request. */
+export function makeHttp(node: INode, getCredentials: () => Credentials, requests: RecordedRequest[]) {
+	return async function httpRequestWithAuthentication(
+		this: unknown,
+		credentialType: string,
+		options: IHttpRequestOptions,
+	) {
+		if (credentialType !== 'certificateServiceApi') throw new Error(`unexpected credential ${credentialType}`);
+		if (!options.returnFullResponse || !options.ignoreHttpStatusErrors) {
+			throw new Error('the node must ask for the full response and ignore status errors');
+		}
+		const headers: Record<string, string> = {
+			...(options.headers as Record<string, string>),
+			Authorization: `Bearer ${getCredentials().apiKey}`,
+		};
+		const body = options.body as string | undefined;
+		requests.push({
+			method: String(options.method ?? 'GET'),
+			url: options.url,
+			headers,
+			body: body === undefined ? undefined : JSON.parse(body),
+		});
+		let response: Response;
+		try {
+			response = await fetch(options.url, { method: options.method, headers, body });
+		} catch (error) {
+			// n8n (axios) rejects with an error carrying the socket code; it wraps it in a NodeApiError.
+			// undici puts the socket error in `cause`; nock hands the given error over as is.
+			const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+			const axiosLike = Object.assign(new Error(e.cause?.message ?? e.message), {
+				name: 'AxiosError',
+				code: e.code ?? e.cause?.code,
+			});
+			throw new NodeApiError(node, axiosLike as unknown as JsonObject);
+		}
+		const text = await response.text();
+		const isJson = (response.headers.get('content-type') ?? '').includes('json');
+		const responseHeaders: Record<string, string> = {};
+		response.headers.forEach((value, key) => (responseHeaders[key] = value));
+		return {
+			statusCode: response.status,
+			headers: responseHeaders,
+			body: isJson && text ? JSON.parse(text) : text,
+			statusMessage: response.statusText,
+		};
+	};
+}
+
+const logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
+export interface FakeExecute {
+	context: IExecuteFunctions;
+	requests: RecordedRequest[];
+}
+
+export function fakeExecute(options: FakeOptions): FakeExecute {
+	const node = makeNode(options.node);
+	const requests: RecordedRequest[] = [];
+	const credentials = options.credentials ?? TEST_CREDENTIALS;
+	const items = options.items ?? [{ json: {} }];
+	const getNodeParameter = paramReader(options.params);
+	const context = {
+		getNode: () => node,
+		getInputData: () => items,
+		getNodeParameter,
+		getCredentials: async () => credentials,
+		continueOnFail: () => options.continueOnFail ?? false,
+		logger,
+		helpers: {
+			httpRequestWithAuthentication: makeHttp(node, () => credentials, requests),
+			returnJsonArray: (data: IDataObject | IDataObject[]) =>
+				(Array.isArray(data) ? data : [data]).map((json) => ({ json })),
+		},
+	};
+	return { context: context as unknown as IExecuteFunctions, requests };
+}
+
+export function fakeLoadOptions(options: { params?: Params; credentials?: Credentials } = {}) {
+	const node = makeNode();
+	const requests: RecordedRequest[] = [];
+	const credentials = options.credentials ?? TEST_CREDENTIALS;
+	const read = paramReader(options.params ?? {});
+	const context = {
+		getNode: () => node,
+		getNodeParameter: (name: string, fallback?: unknown, opts?: { extractValue?: boolean }) =>
+			read(name, 0, fallback, opts),
+		getCredentials: async () => credentials,
+		logger,
+		helpers: { httpRequestWithAuthentication: makeHttp(node, () => credentials, requests) },
+	};
+	return { context: context as unknown as ILoadOptionsFunctions, requests };
+}
+
+export interface HookOptions {
+	params: Params;
+	webhookUrl: string;
+	staticData?: IDataObject;
+	mode?: 'manual' | 'trigger' | 'webhook';
+	credentials?: Credentials;
+}
+
+export interface FakeHook {
+	context: IHookFunctions;
+	requests: RecordedRequest[];
+	staticData: IDataObject;
+	warnings: string[];
+}
+
+export function fakeHook(options: HookOptions): FakeHook {
+	const node = makeNode({ name: 'Certificate Service Trigger', type: 'CUSTOM.certificateServiceTrigger' });
+	const requests: RecordedRequest[] = [];
+	const credentials = options.credentials ?? TEST_CREDENTIALS;
+	const staticData = options.staticData ?? {};
+	const warnings: string[] = [];
+	const read = paramReader(options.params);
+	const context = {
+		getNode: () => node,
+		getMode: () => options.mode ?? 'trigger',
+		getActivationMode: () => 'activate',
+		getWebhookName: () => 'default',
+		getNodeWebhookUrl: (name: string) => (name === 'default' ? options.webhookUrl : undefined),
+		getWorkflowStaticData: (type: string) => {
+			if (type !== 'node') throw new Error('the trigger keeps its state in node static data');
+			return staticData;
+		},
+		getNodeParameter: (name: string, fallback?: unknown, opts?: { extractValue?: boolean }) =>
+			read(name, 0, fallback, opts),
+		getCredentials: async () => credentials,
+		logger: { ...logger, warn: (m: string) => warnings.push(m) },
+		helpers: { httpRequestWithAuthentication: makeHttp(node, () => credentials, requests) },
+	};
+	return { context: context as unknown as IHookFunctions, requests, staticData, warnings };
+}
+
+export interface WebhookOptions {
+	params: Params;
+	rawBody: Buffer | string | undefined;
+	headers: Record<string, string>;
+	staticData: IDataObject;
+	workflowId?: string;
+	nodeId?: string;
+}
+
+export interface FakeResponse {
+	statusCode?: number;
+	body?: unknown;
+}
+
+export function fakeWebhook(options: WebhookOptions) {
+	const node = makeNode({
+		id: options.nodeId ?? 'trigger-1',
+		name: 'Certificate Service Trigger',
+		type: 'CUSTOM.certificateServiceTrigger',
+	});
+	const response: FakeResponse = {};
+	const res = {
+		status(code: number) {
+			response.statusCode = code;
+			return res;
+		},
+		json(body: unknown) {
+			response.body = body;
+			return res;
+		},
+		send(body: unknown) {
+			response.body = body;
+			return res;
+		},
+		end() {
+			return res;
+		},
+	};
+	const read = paramReader(options.params);
+	// n8n lower-cases incoming header names.
+	const headers = Object.fromEntries(Object.entries(options.headers).map(([k, v]) => [k.toLowerCase(), v]));
+	const context = {
+		getNode: () => node,
+		getMode: () => 'webhook',
+		getWorkflow: () => ({ id: options.workflowId ?? 'wf-1', name: 'wf', active: true }),
+		getWorkflowStaticData: () => options.staticData,
+		getRequestObject: () => ({ rawBody: options.rawBody, headers, body: {} }),
+		getResponseObject: () => res,
+		getHeaderData: () => headers,
+		getBodyData: () => ({}),
+		getNodeParameter: (name: string, fallback?: unknown, opts?: { extractValue?: boolean }) =>
+			read(name, 0, fallback, opts),
+		logger,
+		helpers: {
+			returnJsonArray: (data: IDataObject | IDataObject[]) =>
+				(Array.isArray(data) ? data : [data]).map((json) => ({ json })),
+		},
+	};
+	return { context: context as unknown as IWebhookFunctions, response };
+}
+
+/** `n` input items. */
+export const inputItems = (n: number): INodeExecutionData[] => Array.from({ length: n }, (_, i) => ({ json: { i } }));

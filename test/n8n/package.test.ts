@@ -1,0 +1,238 @@
+/**
+ * The publishable package: strict `n8n-node lint` with 0 problems, `npm pack` contents,
+ * a dist that n8n can load (no runtime dependencies, no restricted globals), and the
+ * pieces that only run inside n8n (credential test expression, n8n's error wrapping).
+ */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import type { INode, INodeTypeDescription } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, Workflow } from 'n8n-workflow';
+
+import { classifyNetworkError } from '../../shared/src';
+import { createTransport } from '../../n8n/nodes/CertificateService/transport';
+import { CertificateServiceApi } from '../../n8n/credentials/CertificateServiceApi.credentials';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../..');
+const N8N = path.join(ROOT, 'n8n');
+const DIST = path.join(N8N, 'dist');
+const BIN = path.join(ROOT, 'node_modules/.bin');
+const pkg = JSON.parse(fs.readFileSync(path.join(N8N, 'package.json'), 'utf8'));
+
+function newestMtime(dir: string): number {
+	let newest = 0;
+	for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+		const p = path.join(dir, entry.name);
+		newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
+	}
+	return newest;
+}
+
+/**
+ * `npm test` builds first; when run on its own, build only if dist is missing or older than
+ * the sources (the build swaps dist in atomically, so a concurrent reader never sees half of it).
+ */
+beforeAll(async () => {
+	const sources = Math.max(
+		...['nodes', 'credentials', 'icons', 'scripts'].map((d) => newestMtime(path.join(N8N, d))),
+		newestMtime(path.join(ROOT, 'shared/src')),
+	);
+	const built = fs.existsSync(DIST) ? newestMtime(DIST) : 0;
+	if (built < sources) await run(process.execPath, ['scripts/build.mjs'], { cwd: N8N });
+}, 60_000);
+
+describe('n8n-node lint (strict)', () => {
+	it('passes with 0 problems and the stock eslint config', async () => {
+		const template = path.join(ROOT, 'node_modules/@n8n/node-cli/dist/template/templates/shared/default/eslint.config.mjs');
+		expect(fs.readFileSync(path.join(N8N, 'eslint.config.mjs'), 'utf8').trim()).toBe(
+			fs.readFileSync(template, 'utf8').trim(),
+		);
+		expect(pkg.n8n.strict).toBe(true);
+		// eslint-plugin-n8n-nodes-base changes its file-name rules when NODE_ENV=test (as under jest)
+		const { NODE_ENV: _ignored, ...env } = process.env;
+		const result = await run(path.join(BIN, 'n8n-node'), ['lint'], {
+			cwd: N8N,
+			env: { ...env, PATH: `${BIN}${path.delimiter}${process.env.PATH}`, FORCE_COLOR: '0' },
+		}).then(
+			(r) => ({ code: 0, out: r.stdout + r.stderr }),
+			(e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout + e.stderr }),
+		);
+		// eslint prints "N problems" and per-file findings only when there is something to report
+		const plain = result.out.replace(/\x1b\[[0-9;]*m/g, '');
+		expect(plain).not.toMatch(/\d+ problems?|error|warning/i);
+		expect(result.code).toBe(0);
+	}, 60_000);
+});
+
+describe('npm pack', () => {
+	it('ships only dist, README, LICENSE and package.json', async () => {
+		const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: N8N });
+		const [packed] = JSON.parse(stdout) as Array<{ name: string; files: Array<{ path: string }> }>;
+		expect(packed.name).toBe('n8n-nodes-certificate-service');
+		const files = packed.files.map((f) => f.path).sort();
+		expect(files.filter((f) => !f.startsWith('dist/'))).toEqual(['LICENSE', 'README.md', 'package.json']);
+		expect(files.filter((f) => f.startsWith('dist/'))).toEqual([
+			'dist/credentials/CertificateServiceApi.credentials.js',
+			'dist/icons/certificateService.dark.svg',
+			'dist/icons/certificateService.svg',
+			'dist/nodes/CertificateService/CertificateService.node.js',
+			'dist/nodes/CertificateService/CertificateService.node.json',
+			'dist/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node.js',
+			'dist/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node.json',
+		]);
+	}, 30_000);
+
+	it('package.json follows the community node conventions', () => {
+		expect(pkg.keywords).toContain('n8n-community-node-package');
+		expect(pkg.license).toBe('MIT');
+		expect(pkg.files).toEqual(['dist']);
+		expect(pkg.dependencies ?? {}).toEqual({});
+		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
+		expect(pkg.n8n.n8nNodesApiVersion).toBe(1);
+		for (const file of [...pkg.n8n.nodes, ...pkg.n8n.credentials]) {
+			expect(file).toMatch(/^dist\//);
+			expect(fs.existsSync(path.join(N8N, file))).toBe(true);
+		}
+	});
+});
+
+describe('dist', () => {
+	it('loads the way n8n loads it: class named after the file, codex and icons next to it', () => {
+		for (const file of [...pkg.n8n.nodes, ...pkg.n8n.credentials] as string[]) {
+			const full = path.join(N8N, file);
+			const className = path.basename(file).split('.')[0];
+			// eslint-disable-next-line @typescript-eslint/no-require-imports
+			const Cls = require(full)[className];
+			expect(typeof Cls).toBe('function');
+			const instance = new Cls();
+			const icon = (instance.description ?? instance).icon as { light: string; dark: string };
+			for (const variant of [icon.light, icon.dark]) {
+				expect(fs.existsSync(path.resolve(path.dirname(full), variant.replace('file:', '')))).toBe(true);
+			}
+			if (file.includes('/nodes/')) {
+				const codex = JSON.parse(fs.readFileSync(full.replace(/\.js$/, '.json'), 'utf8'));
+				expect(codex.node).toBe(`n8n-nodes-certificate-service.${instance.description.name}`);
+			}
+		}
+	});
+
+	it('requires nothing but n8n-workflow and crypto (the core is compiled in)', () => {
+		for (const file of pkg.n8n.nodes as string[]) {
+			const text = fs.readFileSync(path.join(N8N, file), 'utf8');
+			const required = new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]));
+			for (const name of required) expect(['n8n-workflow', 'crypto']).toContain(name);
+			// the core, bundled and readable (not minified)
+			expect(text).toMatch(/var CertificateServiceClient = class \{/);
+			expect(text).toContain('function classifyNetworkError(error) {');
+		}
+	});
+
+	it('has no restricted globals or imports, per the community-node rules n8n applies to packages', async () => {
+		const scan = async (dir?: string) => {
+			const { stdout } = await run(process.execPath, [path.join(__dirname, 'scan-dist.mjs'), ...(dir ? [dir] : [])]);
+			return JSON.parse(stdout) as Array<{ file: string; messages: string[] }>;
+		};
+		const results = await scan();
+		expect(results.map((r) => r.file).sort()).toEqual(
+			[...pkg.n8n.nodes, ...pkg.n8n.credentials].map((f: string) => f.replace(/^dist\//, '')).sort(),
+		);
+		expect(results.flatMap((r) => r.messages)).toEqual([]);
+
+		// the scan does catch them (control)
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-'));
+		try {
+			fs.writeFileSync(path.join(dir, 'bad.js'), 'setTimeout(() => {}, 1);\nmodule.exports = process.env;\n');
+			const control = await scan(dir);
+			expect(control[0].messages.join('\n')).toMatch(/'setTimeout'[\s\S]*'process'/);
+		} finally {
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
+	}, 60_000);
+
+	it('node descriptions: usable as a tool, trigger webhook set up for POST', () => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { CertificateService } = require(path.join(DIST, 'nodes/CertificateService/CertificateService.node.js'));
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { CertificateServiceTrigger } = require(
+			path.join(DIST, 'nodes/CertificateServiceTrigger/CertificateServiceTrigger.node.js'),
+		);
+		const node = new CertificateService().description as INodeTypeDescription;
+		const trig = new CertificateServiceTrigger().description as INodeTypeDescription;
+		expect(node.usableAsTool).toBe(true);
+		expect(node.credentials).toEqual([{ name: 'certificateServiceApi', required: true }]);
+		expect(trig.webhooks).toEqual([{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }]);
+		expect(trig.inputs).toEqual([]);
+	});
+});
+
+describe('inside n8n', () => {
+	const node: INode = { id: '1', name: 'n', type: 't', typeVersion: 1, position: [0, 0], parameters: {} };
+
+	it('the credential test URL normalises the base URL like the nodes do', () => {
+		const nodeTypes = {
+			getByName: () => ({ description: { properties: [] } }),
+			getByNameAndVersion: () => ({ description: { properties: [] } }),
+			getKnownTypes: () => ({}),
+		};
+		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: nodeTypes as never });
+		const { request } = new CertificateServiceApi().test;
+		expect(request).toMatchObject({ url: '/auth', method: 'POST' });
+		const resolve = (baseUrl: string) =>
+			workflow.expression.getSimpleParameterValue(node, request.baseURL as string, 'manual', {
+				$credentials: { baseUrl },
+			} as never);
+		for (const input of ['https://x.test', 'https://x.test/', 'https://x.test/api/v1', ' https://x.test/api/v1/ ']) {
+			expect(resolve(input)).toBe('https://x.test/api/v1');
+		}
+		expect(resolve('https://x.test/tenant')).toBe('https://x.test/tenant/api/v1');
+	});
+
+	it('the core still recognises socket errors that n8n wraps in NodeApiError', () => {
+		const axiosError = (code: string) => Object.assign(new Error(`connect ${code}`), { name: 'AxiosError', code });
+		expect(classifyNetworkError(new NodeApiError(node, axiosError('ECONNRESET') as never))).toBe('NETWORK_ERROR');
+		expect(classifyNetworkError(new NodeApiError(node, axiosError('ECONNREFUSED') as never))).toBe('NETWORK_ERROR');
+		expect(classifyNetworkError(new NodeApiError(node, axiosError('ETIMEDOUT') as never))).toBe('TIMEOUT');
+		expect(classifyNetworkError(new NodeApiError(node, axiosError('ECONNABORTED') as never))).toBe('TIMEOUT');
+		// n8n's own errors (e.g. a missing credential) are not network errors and pass through
+		expect(classifyNetworkError(new NodeOperationError(node, 'No credentials'))).toBeUndefined();
+	});
+
+	it('the transport reads axios-style headers (toJSON) and passes every status through', async () => {
+		const calls: unknown[] = [];
+		const context = {
+			helpers: {
+				httpRequestWithAuthentication: async (type: string, options: unknown) => {
+					calls.push([type, options]);
+					return {
+						statusCode: 429,
+						headers: { toJSON: () => ({ 'Retry-After': '7', 'RateLimit-Remaining': 0 }) },
+						body: { error: 'RATE_LIMITED' },
+					};
+				},
+			},
+		};
+		const transport = createTransport(context as never);
+		const response = await transport({ method: 'POST', url: 'https://x.test/api/v1/auth', headers: { A: 'b' }, body: '{}' });
+		expect(response).toEqual({
+			status: 429,
+			headers: { 'retry-after': '7', 'ratelimit-remaining': '0' },
+			body: { error: 'RATE_LIMITED' },
+		});
+		expect(calls).toEqual([
+			[
+				'certificateServiceApi',
+				{
+					method: 'POST',
+					url: 'https://x.test/api/v1/auth',
+					headers: { A: 'b' },
+					body: '{}',
+					returnFullResponse: true,
+					ignoreHttpStatusErrors: true,
+				},
+			],
+		]);
+	});
+});
