@@ -81,7 +81,8 @@ export class CertificateServiceClient {
   // --- Auth ---------------------------------------------------------------
 
   async auth(): Promise<Workspace> {
-    const { body } = await this.http.call({ method: 'POST', path: '/auth' });
+    // POST /auth only checks the key, so it is retried like a GET.
+    const { body } = await this.http.call({ method: 'POST', path: '/auth', safeToRepeat: true });
     return readOne<Workspace>(body, 'workspace');
   }
 

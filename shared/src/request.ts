@@ -34,6 +34,8 @@ export interface CallSpec {
   body?: unknown;
   /** For issue calls: who the request was for, quoted in "outcome unknown" errors. */
   recipients?: string[];
+  /** A POST that changes nothing (POST /auth), so it may be repeated like a GET. */
+  safeToRepeat?: boolean;
 }
 
 export interface CallResult {
@@ -114,7 +116,7 @@ export class Requester {
     const identity: RequestIdentity = { method: spec.method, path: spec.path, ...(spec.recipients ? { recipients: spec.recipients } : {}) };
     // Only GET and DELETE are safe to repeat after an unknown outcome. A POST issue
     // has no idempotency key in this API, so repeating it could issue twice.
-    const idempotent = spec.method === 'GET' || spec.method === 'DELETE';
+    const idempotent = spec.method === 'GET' || spec.method === 'DELETE' || spec.safeToRepeat === true;
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (this.options.apiKey) headers.Authorization = `Bearer ${this.options.apiKey}`;
     if (spec.body !== undefined) headers['Content-Type'] = 'application/json';

@@ -101,3 +101,9 @@ test('a host error that is not a network failure passes through unchanged', asyn
   const s = scripted([new ThrottledError('slow down')]);
   await expect(s.client.getBatch('b1')).rejects.toBeInstanceOf(ThrottledError);
 });
+
+test('POST /auth changes nothing, so it is retried like a GET after a 5xx', async () => {
+  const s = scripted([reply(503, ''), reply(200, { workspaceId: 'ws_1', username: 'Acme' })]);
+  expect(await s.client.auth()).toEqual({ workspaceId: 'ws_1', username: 'Acme' });
+  expect(s.requests).toHaveLength(2);
+});

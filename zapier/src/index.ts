@@ -13,6 +13,11 @@ export default defineApp({
   version: packageJson.version,
   platformVersion: zapier.version,
 
+  // Every request goes through z.request, which Zapier logs itself; its process-wide
+  // patch of http.request (for logging other clients' calls) adds nothing here, and
+  // its wrapper only understands request(options, callback).
+  flags: { skipHttpPatch: true },
+
   authentication,
   beforeRequest: [...befores],
 

@@ -8,11 +8,11 @@ import { BATCH_OUTPUT_FIELDS, SAMPLE_BATCH } from './samples';
  * for page 0, 1, 2... as the user scrolls; the service's next-page cursor is kept
  * between those calls with z.cursor (canPaginate).
  */
-export function defineBatchListTrigger<const K extends string>(key: K, status: BatchStatus, label: string) {
+export function defineBatchListTrigger<const K extends string>(key: K, status: BatchStatus, label: string, description: string) {
   return defineTrigger({
     key,
     noun: 'Batch',
-    display: { label, description: `Lists ${status} batches for batch dropdowns.`, hidden: true },
+    display: { label, description, hidden: true },
     operation: {
       type: 'polling',
       canPaginate: true,

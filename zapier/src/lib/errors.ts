@@ -20,7 +20,7 @@ export interface ErrorContext {
   authTest?: boolean;
 }
 
-/** Where users create keys; also linked from the connection form. */
+/** Where users create keys (spec section 5): the web app's API keys settings. */
 export const API_KEYS_HELP = 'Create a new key under Settings → API keys in the Certificate Service web app, then reconnect.';
 
 const AUTH_MESSAGES: Record<string, string> = {
@@ -42,10 +42,36 @@ export function throttleDelay(retryAfterSeconds: number | undefined, random: () 
   return base + 1 + Math.floor(random() * MAX_JITTER_SECONDS);
 }
 
+/** The Zapier input field behind a field name the core or the service reports. */
+const FIELD_LABELS: Record<string, string> = {
+  baseUrl: 'API Base URL',
+  batchId: 'Batch',
+  designId: 'Design',
+  title: 'Title',
+  name: 'Recipient Name',
+  email: 'Recipient Email',
+  data: 'Certificate Variables',
+  recipientId: 'Recipient ID',
+  certificateId: 'Certificate ID',
+  shareToken: 'Share Token',
+  recipients: 'Recipients',
+  update: 'Recipient Name, Recipient Email or Certificate Variables',
+  body: 'Recipient Name, Recipient Email or Certificate Variables',
+};
+
+export function fieldLabel(field: string): string {
+  const line = /^recipients\[(\d+)\]\.(.+)$/.exec(field);
+  if (line) return `${fieldLabel(line[2])} (line ${Number(line[1]) + 1})`;
+  const [head, ...rest] = field.split('.');
+  const label = FIELD_LABELS[head] ?? field;
+  return rest.length ? `${label} (${rest.join('.')})` : label;
+}
+
+/** The message, plus which input field to fix when the core or the service named one. */
 function withField(error: CertificateServiceError): string {
   const field = error.field;
-  if (!field || error.message.includes(`"${field}"`) || error.message.includes(field)) return error.message;
-  return `${error.message} (field: ${field})`;
+  if (!field) return error.message;
+  return `${error.message.replace(/[.\s]*$/, '')}. Check the ${fieldLabel(field)} field.`;
 }
 
 export function authMessage(error: CertificateServiceError): string {

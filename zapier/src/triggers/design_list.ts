@@ -9,7 +9,7 @@ export const MAX_DESIGNS = 500;
 export default defineTrigger({
   key: 'design_list',
   noun: 'Design',
-  display: { label: 'New Design', description: 'Lists certificate designs for the design dropdown.', hidden: true },
+  display: { label: 'New Design', description: 'Triggers when a new certificate design is available. Lists the designs for the Design dropdown.', hidden: true },
   operation: {
     type: 'polling',
     perform: withClient(async (client, _z: ZObject, _bundle: Bundle) => {

@@ -1,0 +1,63 @@
+// The app definition as a whole: every operation registered under the key that is its
+// file name, snake_case keys, the wording Zapier's review asks for, and no global patching.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { api, app, run, setupNock } from './mock-api';
+
+setupNock();
+
+const SRC = path.resolve(__dirname, '../../zapier/src');
+const files = (dir: string) =>
+  fs
+    .readdirSync(path.join(SRC, dir))
+    .filter((f) => f.endsWith('.ts') && f !== 'index.ts')
+    .map((f) => f.replace(/\.ts$/, ''))
+    .sort();
+
+describe('app definition', () => {
+  it.each([
+    ['triggers', app.triggers],
+    ['creates', app.creates],
+    ['searches', app.searches],
+  ])('registers every %s file under its file name as the key', (dir, map) => {
+    expect(Object.keys(map).sort()).toEqual(files(dir));
+    for (const [key, op] of Object.entries(map)) expect(op.key).toBe(key);
+  });
+
+  it('uses snake_case keys for operations and their input fields', () => {
+    const ops = [...Object.values(app.triggers), ...Object.values(app.creates), ...Object.values(app.searches)];
+    for (const op of ops) {
+      expect(op.key).toMatch(/^[a-z][a-z0-9_]*$/);
+      const fields = (op.operation.inputFields ?? []).flatMap((f: { key: string; children?: Array<{ key: string }> }) => [f, ...(f.children ?? [])]);
+      for (const field of fields) expect(field.key).toMatch(/^[a-z][a-z0-9_]*$/);
+    }
+  });
+
+  it('words visible operations the way Zapier reviews them', () => {
+    const visible = (map: Record<string, Record<string, any>>) => Object.values(map).filter((op) => !op.display.hidden);
+    for (const t of visible(app.triggers)) expect(t.display.description).toMatch(/^Triggers when .+\.$/);
+    for (const c of visible(app.creates)) expect(c.display.description).toMatch(/^(Creates|Updates|Deletes|Archives|Restores|Queues) .+\.$/);
+    for (const s of visible(app.searches)) expect(s.display.description).toMatch(/^Finds .+\.$/);
+    for (const op of [...visible(app.triggers), ...visible(app.creates), ...visible(app.searches)]) {
+      // Title Case labels, a singular noun, and a sample + output fields for the editor.
+      expect(op.display.label).toMatch(/^[A-Z][A-Za-z]*( ([A-Z][A-Za-z]*|by|in|or|of))*$/);
+      expect(op.noun).toMatch(/^[A-Z][a-z]+$/);
+      expect(op.operation.sample).toBeTruthy();
+      expect(op.operation.outputFields.length).toBeGreaterThan(0);
+      for (const f of op.operation.outputFields) expect(f.label).toBeTruthy();
+    }
+  });
+
+  it('hides the dropdown triggers', () => {
+    expect(Object.values(app.triggers).filter((t) => t.display.hidden).map((t) => t.key).sort()).toEqual(['archived_batch_list', 'batch_list', 'design_list']);
+  });
+
+  it('never patches http.request process-wide (flags.skipHttpPatch)', async () => {
+    const before = http.request;
+    api().get('/api/v1/certificates/CERT-1').reply(404, { error: 'NOT_FOUND', message: 'nope', detail: {} });
+    await run('searches.find_certificate.operation.perform', { inputData: { certificate_id: 'CERT-1' } });
+    expect(http.request).toBe(before);
+    expect((http as unknown as { patchedByZapier?: boolean }).patchedByZapier).toBeUndefined();
+  });
+});
