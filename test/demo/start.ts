@@ -3,6 +3,8 @@
 // `npm start -- --serve` keeps the sandbox running for a real n8n or `zapier-platform invoke`.
 import { createSandbox } from '../sandbox';
 import { runCoreFlow } from './core-flow';
+import { runN8nFlow } from './n8n-flow';
+import { runZapierFlow } from './zapier-flow';
 
 async function main() {
   const serve = process.argv.includes('--serve');
@@ -16,14 +18,21 @@ async function main() {
   }
 
   const report: string[] = [];
-  const step = (label: string, detail: string) => report.push(`  ✓ ${label.padEnd(34)} ${detail}`);
+  const step = (label: string, detail: string) => report.push(`  ✓ ${label.padEnd(40)} ${detail}`);
   console.log(`Sandbox at ${sandbox.baseUrl}\n`);
   try {
-    console.log('Shared core:');
-    await runCoreFlow(sandbox, step);
-    console.log(report.splice(0).join('\n'));
+    const flows: Array<[string, typeof runCoreFlow]> = [
+      ['Shared core (standalone fetch transport)', runCoreFlow],
+      ['Zapier app (built, through zapier-platform-core\'s handler)', runZapierFlow],
+      ['n8n nodes (built dist, in a minimal execution context)', runN8nFlow],
+    ];
+    for (const [title, flow] of flows) {
+      console.log(`${title}:`);
+      await flow(sandbox, step);
+      console.log(`${report.splice(0).join('\n')}\n`);
+    }
     const c = sandbox.controls.counters();
-    console.log(`\nSandbox counters: ${c.requests.total} requests, ${c.quotaUsed} quota units used, ${c.deliveries.succeeded}/${c.deliveries.attempted} deliveries succeeded.`);
+    console.log(`Sandbox counters: ${c.requests.total} requests, ${c.quotaUsed} quota units used, ${c.deliveries.succeeded}/${c.deliveries.attempted} deliveries succeeded.`);
     console.log('\nAll flows passed.');
   } finally {
     await sandbox.close();
