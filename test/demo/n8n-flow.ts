@@ -15,7 +15,8 @@ export async function runN8nFlow(sandbox: Sandbox, step: (label: string, detail:
   const credentials = { apiKey: sandbox.apiKey, baseUrl: sandbox.url }; // no /api/v1: normalised by the core
   const exec = async (params: Params | ((i: number) => Params), items?: INodeExecutionData[]) => {
     const { context } = fakeExecute({ params, items, credentials });
-    return (await node.execute!.call(context))[0].map((i) => i.json);
+    const output = (await node.execute!.call(context)) as INodeExecutionData[][];
+    return output[0].map((item) => item.json);
   };
   const receiver = await startReceiver();
   try {
@@ -25,7 +26,7 @@ export async function runN8nFlow(sandbox: Sandbox, step: (label: string, detail:
     const params = { events: ['certificate.issued'], batch: rl('') };
     const staticData: IDataObject = {};
     const hook = fakeHook({ params, webhookUrl: receiver.url, staticData, credentials });
-    const hooks = trigger.webhookMethods!.default;
+    const hooks = trigger.webhookMethods!.default!;
     await hooks.create.call(hook.context);
     step('Trigger activation (create)', `subscription ${String(staticData.subscriptionId ?? 'stored')}, exists: ${await hooks.checkExists.call(hook.context)}`);
 
