@@ -89,6 +89,8 @@ export interface N8nInstance {
   executions(workflowId: string, opts?: { includeData?: boolean; limit?: number }): Promise<any[]>;
   /** Polls an execution until it is no longer running; returns it with data. */
   waitForExecution(executionId: string, timeoutMs?: number): Promise<any>;
+  /** The owner's session cookie, `n8n-auth=<jwt>` (e.g. to open the editor in a browser). */
+  sessionCookie(): string;
   /** Captured stdout+stderr of n8n so far. */
   logs(): string;
   stop(): Promise<void>;
@@ -273,6 +275,7 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
       });
       return execution;
     },
+    sessionCookie: () => cookie,
     logs: () => log,
     stop,
   };

@@ -1,0 +1,502 @@
+/**
+ * End-to-end test of n8n-nodes-certificate-service in a REAL n8n 2.41.1 against the local
+ * sandbox: the built package is loaded through N8N_CUSTOM_EXTENSIONS, workflows are created
+ * and run over n8n's APIs, and the trigger is published and fed signed deliveries.
+ *
+ * One sandbox and one n8n for the whole file; the steps share state and run in order.
+ * Timings are printed at the end and written to test/e2e/n8n/last-run.json.
+ */
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createClient, signPayload, type CertificateServiceClient } from '../../../shared/src/standalone';
+import { createSandbox, type Sandbox } from '../../sandbox';
+import { ensureN8nInstalled, n8nCacheDir, startN8n, type N8nInstance, type RunResult } from './harness';
+import { alive, copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR, processesWithEnv, withDescendants } from './package-setup';
+
+const ACTION = 'CUSTOM.certificateService';
+const TRIGGER = 'CUSTOM.certificateServiceTrigger';
+const BULK_ROUTE = 'POST /batches/:id/recipients/bulk';
+const SINGLE_ISSUE_ROUTE = 'POST /batches/:id/recipients';
+const LIST_RECIPIENTS_ROUTE = 'GET /batches/:id/recipients';
+const ISSUE_COUNT = 250;
+
+jest.setTimeout(120_000);
+
+// ---- timings ---------------------------------------------------------------------------
+
+const timings: Record<string, number> = {};
+const results: Record<string, 'passed' | 'failed'> = {};
+
+async function timed<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+  const start = performance.now();
+  try {
+    const value = await fn();
+    results[name] = 'passed';
+    return value;
+  } catch (error) {
+    results[name] = 'failed';
+    throw error;
+  } finally {
+    timings[name] = Math.round(performance.now() - start);
+  }
+}
+
+// ---- workflow building -----------------------------------------------------------------
+
+type Node = Record<string, unknown> & { name: string };
+
+const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+
+function manualTrigger(): Node {
+  return { id: randomUUID(), name: 'Manual', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+}
+
+/** Each node feeds the next one (first output to first input). */
+function chain(...nodes: Node[]): Record<string, unknown> {
+  const connections: Record<string, unknown> = {};
+  for (let i = 0; i < nodes.length - 1; i++) {
+    connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+  }
+  return connections;
+}
+
+describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
+  let sb: Sandbox | undefined;
+  let n8n: N8nInstance | undefined;
+  let extDir: string | undefined;
+  let credential: { id: string; name: string };
+  let core: CertificateServiceClient;
+
+  // Shared between the steps.
+  let batchId = '';
+  let otherBatchId = '';
+  let issued: Record<string, any>[] = [];
+  let triggerWorkflowId = '';
+  let webhookId = '';
+  let productionUrl = '';
+  const triggerExecutionsSeen = new Set<string>();
+
+  function serviceNode(name: string, parameters: Record<string, unknown>, x: number, y = 0): Node {
+    return {
+      id: randomUUID(),
+      name,
+      type: ACTION,
+      typeVersion: 1,
+      position: [x, y],
+      parameters,
+      credentials: { certificateServiceApi: credential },
+    };
+  }
+
+  /** Creates a Manual Trigger → ...nodes workflow and runs it like the editor does. */
+  async function runChain(name: string, ...nodes: Node[]): Promise<RunResult> {
+    const all = [manualTrigger(), ...nodes];
+    return await runWorkflow(name, all, chain(...all));
+  }
+
+  async function runWorkflow(name: string, nodes: Node[], connections: Record<string, unknown>): Promise<RunResult> {
+    const wf = await n8n!.createWorkflow({ name, nodes, connections });
+    const run = await n8n!.runWorkflow(wf.id);
+    if (run.status !== 'success') {
+      throw new Error(`workflow "${name}" ended ${run.status}: ${run.error}\n${JSON.stringify(run.execution?.data?.resultData?.error ?? {}, null, 2).slice(0, 2000)}`);
+    }
+    return run;
+  }
+
+  const routeCount = (route: string) => sb!.controls.counters().requests.byRoute[route] ?? 0;
+
+  /** Executions (in any state) of the trigger workflow that this test has not looked at yet. */
+  async function newTriggerExecutions(): Promise<any[]> {
+    const all = await n8n!.executions(triggerWorkflowId);
+    return all.filter((e) => !triggerExecutionsSeen.has(String(e.id)));
+  }
+
+  /** Waits until `count` new executions exist and have finished; marks them as seen. */
+  async function waitForNewTriggerExecutions(count: number, timeoutMs = 15_000): Promise<any[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const fresh = await newTriggerExecutions();
+      if (fresh.length >= count && fresh.every((e) => !['new', 'running', 'waiting'].includes(e.status))) {
+        for (const e of fresh) triggerExecutionsSeen.add(String(e.id));
+        return fresh;
+      }
+      if (Date.now() > deadline) throw new Error(`expected ${count} new trigger execution(s), saw ${fresh.length}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /**
+   * Asserts that no new execution of the trigger workflow shows up within `ms`. (n8n creates
+   * the execution before it answers an accepted delivery, so a short wait is enough.)
+   */
+  async function expectNoNewTriggerExecution(ms = 1_000): Promise<void> {
+    await new Promise((r) => setTimeout(r, ms));
+    expect(await newTriggerExecutions()).toEqual([]);
+  }
+
+  /** POSTs an event to the production webhook URL as the service would, signed with `secret`. */
+  async function deliver(event: { id: string; type: string; createdAt: string; data: unknown }, deliveryId: string, secret: string) {
+    const body = JSON.stringify(event);
+    return await fetch(productionUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'Service-Webhook/1',
+        'x-service-event': event.type,
+        'x-service-delivery': deliveryId,
+        ...signPayload(secret, body),
+      },
+      body,
+    });
+  }
+
+  const realSecret = () => sb!.controls.subscriptions()[0].secret;
+
+  const triggerItem = (execution: any) =>
+    execution.data.resultData.runData['Certificate Service Trigger'][0].data.main[0].map((i: any) => i.json);
+
+  beforeAll(async () => {
+    const installed = fs.existsSync(path.join(n8nCacheDir(), '.installed-ok'));
+    await timed(installed ? 'n8n install (cached)' : 'n8n install', () => ensureN8nInstalled());
+    const buildStart = performance.now();
+    const built = ensurePackageBuilt(); // only when n8n/dist is missing or stale
+    timings[built ? 'n8n package build' : 'n8n package build (up to date, skipped)'] = Math.round(performance.now() - buildStart);
+    // A copy outside the repo, so require('n8n-workflow') resolves to n8n's own copy.
+    extDir = await timed('copy package to extensions dir', () => copyPackageToExtensionsDir(PACKAGE_DIR));
+    sb = await timed('sandbox start', () => createSandbox({ rateLimit: false, timeScale: 0.001, mailDelayMs: 5 }));
+    core = createClient({ baseUrl: sb.baseUrl, apiKey: sb.apiKey });
+    n8n = await timed('n8n start', () => startN8n({ customExtensionsDir: extDir! }));
+  }, 15 * 60_000);
+
+  afterAll(async () => {
+    try {
+      await n8n?.stop();
+    } finally {
+      await sb?.close();
+      if (extDir) fs.rmSync(extDir, { recursive: true, force: true });
+      const report = { n8nVersion: '2.41.1', at: new Date().toISOString(), timingsMs: timings, results };
+      console.log(`n8n e2e timings (ms):\n${Object.entries(timings).map(([k, v]) => `  ${k.padEnd(44)} ${v}`).join('\n')}`);
+      try {
+        fs.writeFileSync(path.join(__dirname, 'last-run.json'), `${JSON.stringify(report, null, 2)}\n`);
+      } catch {
+        // a read-only checkout must not fail the run
+      }
+    }
+  }, 60_000);
+
+  it('loads both nodes and the credential from the custom extensions folder', async () => {
+    await timed('node types loaded', async () => {
+      expect(n8n!.logs()).not.toMatch(/Failed to load package|Error loading node|Unrecognized node type/);
+      // What the editor asks for when it opens a workflow with these nodes.
+      const described: Array<{ displayName: string; credentials?: Array<{ name: string }>; webhooks?: unknown[] } | null> =
+        await n8n!.rest('POST', '/node-types', { nodeInfos: [{ name: ACTION, version: 1 }, { name: TRIGGER, version: 1 }] });
+      expect(described.map((d) => d?.displayName)).toEqual(['Certificate Service', 'Certificate Service Trigger']);
+      expect(described[0]!.credentials).toEqual([expect.objectContaining({ name: 'certificateServiceApi' })]);
+      expect(described[1]!.webhooks).toHaveLength(1);
+      // The type lists the editor loads at start-up (behind the session cookie).
+      const typeList = async (file: string) => {
+        const res = await fetch(`${n8n!.baseUrl}/types/${file}`, { headers: { cookie: n8n!.sessionCookie() } });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as Array<{ name: string }>).map((t) => t.name);
+      };
+      expect(await typeList('nodes.json')).toEqual(expect.arrayContaining([ACTION, TRIGGER]));
+      expect(await typeList('credentials.json')).toContain('certificateServiceApi');
+    });
+  });
+
+  it('creates the credential with a bare origin as base URL, and n8n\'s credential test passes', async () => {
+    await timed('credential: create + test', async () => {
+      const data = { apiKey: sb!.apiKey, baseUrl: `${sb!.url}/` }; // no /api/v1, trailing slash
+      const created = await n8n!.createCredential('certificateServiceApi', 'Certificate Service (sandbox)', data);
+      credential = { id: created.id, name: 'Certificate Service (sandbox)' };
+      const before = routeCount('POST /auth');
+      const test = await n8n!.rest('POST', '/credentials/test', {
+        credentials: { id: created.id, name: credential.name, type: 'certificateServiceApi', data },
+      });
+      expect(test).toEqual(expect.objectContaining({ status: 'OK' }));
+      expect(routeCount('POST /auth')).toBe(before + 1);
+    });
+  });
+
+  it('creates a batch', async () => {
+    await timed('action: create batch', async () => {
+      const run = await runChain(
+        'e2e: create batch',
+        serviceNode('Create Batch', { resource: 'batch', operation: 'create', title: 'E2E batch', design: byId('design_classic') }, 200),
+      );
+      expect(run.items).toHaveLength(1);
+      expect(run.items[0]).toEqual(expect.objectContaining({ title: 'E2E batch', designId: 'design_classic', status: 'active' }));
+      batchId = String(run.items[0].id);
+      expect(batchId).toMatch(/^batch_/);
+    });
+  });
+
+  it(`issues ${ISSUE_COUNT} certificates with exactly 3 bulk calls, output in input order`, async () => {
+    await timed(`action: issue ${ISSUE_COUNT} (bulk)`, async () => {
+      sb!.controls.resetCounters();
+      const code: Node = {
+        id: randomUUID(),
+        name: 'Recipients',
+        type: 'n8n-nodes-base.code',
+        typeVersion: 2,
+        position: [200, 0],
+        parameters: {
+          jsCode: `return Array.from({ length: ${ISSUE_COUNT} }, (_, i) => ({ json: { n: i, name: 'Recipient ' + i, email: 'r' + i + '@example.com', course: 'Course ' + (i % 7) } }));`,
+        },
+      };
+      const issue = serviceNode(
+        'Issue',
+        {
+          resource: 'certificate',
+          operation: 'issue',
+          batch: byId(batchId),
+          name: '={{ $json.name }}',
+          email: '={{ $json.email }}',
+          specifyData: 'fields',
+          dataFields: { field: [{ name: 'course', value: '={{ $json.course }}' }, { name: 'n', value: '={{ $json.n }}' }] },
+          send: false,
+          options: {},
+        },
+        400,
+      );
+      const run = await runChain('e2e: issue many', code, issue);
+      expect(routeCount(BULK_ROUTE)).toBe(3);
+      expect(routeCount(SINGLE_ISSUE_ROUTE)).toBe(0);
+      expect(sb!.controls.counters().certificatesIssued).toBe(ISSUE_COUNT);
+
+      issued = run.outputOf('Issue');
+      expect(issued).toHaveLength(ISSUE_COUNT);
+      issued.forEach((r, i) => {
+        expect(r).toEqual(
+          expect.objectContaining({
+            batchId,
+            name: `Recipient ${i}`,
+            email: `r${i}@example.com`,
+            data: { course: `Course ${i % 7}`, n: String(i) },
+            emailStatus: 'not_sent',
+          }),
+        );
+        expect(r.certificateId).toMatch(/^CERT-\d{4}-\d{6}-\d{4}$/);
+        expect(r.id).toMatch(/^rec_/);
+      });
+      expect(new Set(issued.map((r) => r.certificateId)).size).toBe(ISSUE_COUNT);
+      // Every output item is paired with its input item.
+      const paired = run.execution.data.resultData.runData.Issue[0].data.main[0].map((i: any) => i.pairedItem?.item);
+      expect(paired).toEqual(issued.map((_, i) => i));
+    });
+  });
+
+  it('sends one certificate, then finds it by certificate ID and by share token', async () => {
+    await timed('action: send + lookups', async () => {
+      const target = issued[7];
+      const run = await runChain(
+        'e2e: send and look up',
+        serviceNode('Send', { resource: 'certificate', operation: 'send', batch: byId(batchId), recipientId: target.id }, 200),
+        serviceNode('By Certificate ID', { resource: 'lookup', operation: 'byCertificateId', certificateId: target.certificateId }, 400),
+        serviceNode('By Share Token', { resource: 'lookup', operation: 'byShareToken', shareToken: target.shareToken }, 600),
+      );
+      const [sent] = run.outputOf('Send');
+      expect(sent).toEqual(expect.objectContaining({ id: target.id, emailStatus: 'queued' }));
+      const [byCert] = run.outputOf('By Certificate ID');
+      const [byToken] = run.outputOf('By Share Token');
+      expect(byCert).toEqual(expect.objectContaining({ id: target.id, certificateId: target.certificateId, shareToken: target.shareToken }));
+      expect({ name: byToken.name, email: byToken.email, id: byToken.id }).toEqual({ name: byCert.name, email: byCert.email, id: byCert.id });
+      expect(byToken.name).toBe('Recipient 7');
+      expect(routeCount('POST /batches/:id/recipients/:rid/send')).toBe(1);
+    });
+  });
+
+  it('gets many certificates with Return All (3 pages) and all designs', async () => {
+    await timed('action: get many (return all)', async () => {
+      sb!.controls.resetCounters();
+      const certificates = serviceNode('All Certificates', { resource: 'certificate', operation: 'getMany', batch: byId(batchId), returnAll: true, filters: {} }, 200);
+      const designs = serviceNode('All Designs', { resource: 'design', operation: 'getMany', returnAll: true }, 400);
+      // Both straight after the Manual Trigger, so each runs for its one (empty) input item.
+      const manual = manualTrigger();
+      const run = await runWorkflow('e2e: get many', [manual, certificates, designs], {
+        [manual.name]: { main: [[{ node: certificates.name, type: 'main', index: 0 }, { node: designs.name, type: 'main', index: 0 }]] },
+      });
+      const all = run.outputOf('All Certificates');
+      expect(all).toHaveLength(ISSUE_COUNT);
+      expect(new Set(all.map((r) => r.id))).toEqual(new Set(issued.map((r) => r.id)));
+      expect(routeCount(LIST_RECIPIENTS_ROUTE)).toBe(3); // 100 + 100 + 50
+      const designItems = run.outputOf('All Designs');
+      expect(designItems).toHaveLength(3);
+      expect(new Set(designItems.map((d) => d.id))).toEqual(new Set(['design_classic', 'design_modern', 'design_minimal']));
+    });
+  });
+
+  it('publishing the trigger workflow subscribes n8n\'s production URL', async () => {
+    await timed('trigger: publish', async () => {
+      // A second batch, for the batch filter.
+      otherBatchId = (await core.createBatch({ title: 'E2E other batch', designId: 'design_modern' })).id;
+      webhookId = randomUUID();
+      const trigger: Node = {
+        id: randomUUID(),
+        name: 'Certificate Service Trigger',
+        type: TRIGGER,
+        typeVersion: 1,
+        position: [0, 0],
+        webhookId,
+        parameters: { events: ['certificate.issued', 'certificate.sent'], batch: byId(batchId) },
+        credentials: { certificateServiceApi: credential },
+      };
+      const noop: Node = { id: randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [200, 0], parameters: {} };
+      const wf = await n8n!.createWorkflow({ name: 'e2e: trigger', nodes: [trigger, noop], connections: chain(trigger, noop) });
+      triggerWorkflowId = wf.id;
+      expect(sb!.controls.subscriptions()).toHaveLength(0);
+
+      await n8n!.publish(wf.id);
+      productionUrl = `${n8n!.baseUrl}/webhook/${webhookId}/webhook`;
+      const subs = sb!.controls.subscriptions();
+      expect(subs).toHaveLength(1);
+      expect(subs[0].url).toBe(productionUrl);
+      expect([...subs[0].events].sort()).toEqual(['certificate.issued', 'certificate.sent']);
+    });
+  });
+
+  it('a signed delivery starts one execution with the flat event item', async () => {
+    await timed('trigger: delivery -> execution', async () => {
+      const recipient = await core.issueCertificate(batchId, { name: 'Trigger Person', email: 'trigger@example.com', data: { course: 'E2E' } });
+      await sb!.controls.waitForDeliveries(
+        (log) => log.some((a) => a.type === 'certificate.issued' && a.outcome === 'succeeded'),
+        10_000,
+      );
+      const fresh = await waitForNewTriggerExecutions(1);
+      expect(fresh).toHaveLength(1);
+      const [execution] = fresh;
+      expect(execution.mode).toBe('webhook');
+      expect(execution.status).toBe('success');
+      const items = triggerItem(execution);
+      expect(items).toHaveLength(1);
+      expect(items[0]).toEqual(
+        expect.objectContaining({
+          type: 'certificate.issued',
+          recipientId: recipient.id,
+          recipientCreatedAt: recipient.createdAt,
+          batchId,
+          certificateId: recipient.certificateId,
+          shareToken: recipient.shareToken,
+          name: 'Trigger Person',
+          email: 'trigger@example.com',
+          data: { course: 'E2E' },
+        }),
+      );
+      expect(items[0].id).toMatch(/^whe_/);
+    });
+  });
+
+  it('certificate.sent (the other selected event) starts an execution too', async () => {
+    await timed('trigger: certificate.sent -> execution', async () => {
+      const target = issued[8];
+      await core.sendCertificate(batchId, target.id);
+      const fresh = await waitForNewTriggerExecutions(1);
+      expect(fresh).toHaveLength(1);
+      const [execution] = fresh;
+      expect(execution.status).toBe('success');
+      expect(triggerItem(execution)).toEqual([
+        expect.objectContaining({ type: 'certificate.sent', recipientId: target.id, certificateId: target.certificateId, emailStatus: 'sent' }),
+      ]);
+    });
+  });
+
+  it('events of another batch and unselected event types are answered 200 and start nothing', async () => {
+    await timed('trigger: filters', async () => {
+      const before = sb!.controls.deliveries().length;
+      await core.issueCertificate(otherBatchId, { name: 'Other Batch', email: 'other@example.com' });
+      const log = await sb!.controls.waitForDeliveries((l) => l.length > before, 10_000);
+      expect(log.slice(before).map((a) => [a.type, a.status])).toEqual([['certificate.issued', 200]]);
+      await expectNoNewTriggerExecution();
+
+      // certificate.viewed is not selected (the service would not even send it): a correctly
+      // signed one is acknowledged but ignored.
+      const viewed = { ...issued[9], viewer: { viewedAt: new Date().toISOString(), userAgent: 'e2e', referer: null, ip: '127.0.0.1' } };
+      const res = await deliver({ id: 'whe_e2e_viewed', type: 'certificate.viewed', createdAt: new Date().toISOString(), data: viewed }, 'whd_e2e_viewed', realSecret());
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(expect.objectContaining({ ignored: 'event type not selected' }));
+      await expectNoNewTriggerExecution();
+    });
+  });
+
+  it('a duplicated delivery (same X-Service-Delivery) starts only one execution', async () => {
+    await timed('trigger: duplicate deliveries', async () => {
+      sb!.controls.setDuplicateDeliveries(2);
+      try {
+        const before = sb!.controls.deliveries().length;
+        const recipient = await core.issueCertificate(batchId, { name: 'Twice Delivered', email: 'twice@example.com' });
+        const log = await sb!.controls.waitForDeliveries(
+          (l) => l.slice(before).filter((a) => a.outcome === 'succeeded').length >= 2,
+          10_000,
+        );
+        const attempts = log.slice(before);
+        expect(attempts).toHaveLength(2);
+        expect(attempts[0].deliveryId).toBe(attempts[1].deliveryId);
+        expect(attempts.map((a) => a.status)).toEqual([200, 200]);
+
+        // Both copies were answered before this point, and n8n creates an execution before it
+        // answers, so a second execution would already be listed here.
+        const fresh = await waitForNewTriggerExecutions(1);
+        expect(fresh).toHaveLength(1);
+        expect(triggerItem(fresh[0])[0]).toEqual(expect.objectContaining({ recipientId: recipient.id, type: 'certificate.issued' }));
+        await expectNoNewTriggerExecution();
+      } finally {
+        sb!.controls.setDuplicateDeliveries(1);
+      }
+    });
+  });
+
+  it('a replay of an accepted delivery with a fresh valid signature is answered 200 and starts nothing', async () => {
+    await timed('trigger: replayed delivery', async () => {
+      // The first accepted delivery (the "Trigger Person" one), rebuilt as the sandbox sent it.
+      const first = sb!.controls.deliveries().find((a) => a.type === 'certificate.issued' && a.outcome === 'succeeded')!;
+      const event = sb!.controls.events().find((e) => e.id === first.eventId)!;
+      const recipient = await core.getRecipient(batchId, event.recipientId);
+      const res = await deliver({ id: event.id, type: event.type, createdAt: event.createdAt, data: recipient }, first.deliveryId, realSecret());
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(expect.objectContaining({ duplicate: true }));
+      await expectNoNewTriggerExecution();
+    });
+  });
+
+  it('a forged delivery (bad signature) is answered 401 and starts nothing', async () => {
+    await timed('trigger: forged delivery', async () => {
+      const event = { id: 'whe_forged', type: 'certificate.issued', createdAt: new Date().toISOString(), data: issued[0] };
+      const res = await deliver(event, 'whd_forged_0001', 'wh_sec_not_the_real_secret');
+      expect(res.status).toBe(401);
+      // A correct signature that is too old (outside the 300 s window): 401.
+      const body = JSON.stringify(event);
+      const stale = await fetch(productionUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-delivery': 'whd_forged_0002', ...signPayload(realSecret(), body, Math.floor(Date.now() / 1000) - 3600) },
+        body,
+      });
+      expect(stale.status).toBe(401);
+      // No signature header at all: also 401.
+      const unsigned = await fetch(productionUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(unsigned.status).toBe(401);
+      await expectNoNewTriggerExecution();
+    });
+  });
+
+  it('unpublishing removes the subscription', async () => {
+    await timed('trigger: unpublish', async () => {
+      await n8n!.unpublish(triggerWorkflowId);
+      expect(sb!.controls.subscriptions()).toHaveLength(0);
+      const gone = await fetch(productionUrl, { method: 'POST', body: '{}' });
+      expect(gone.status).toBe(404);
+    });
+  });
+
+  it('stops n8n without leaving processes behind', async () => {
+    await timed('n8n stop', async () => {
+      // n8n's main process (found by its unique user folder) and its children (task runners).
+      const tree = withDescendants(processesWithEnv(`N8N_USER_FOLDER=${n8n!.userFolder}`));
+      if (process.platform === 'linux') expect(tree.length).toBeGreaterThan(0);
+      await n8n!.stop();
+      expect(alive(tree)).toEqual([]);
+      expect(fs.existsSync(n8n!.userFolder)).toBe(false);
+      console.log(`n8n stopped; ${tree.length} process(es) of its tree gone`);
+    });
+  });
+});
