@@ -18,7 +18,7 @@ const INSTALL_SCRIPT = path.join(__dirname, 'install-n8n.sh');
 
 export function n8nCacheDir(): string {
   const root =
-    process.env.CERTSVC_N8N_CACHE ?? path.join(os.homedir(), '.cache', 'certificate-service-connectors');
+    process.env.CERTSVC_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'certificate-service-connectors');
   return path.join(root, `n8n-${N8N_VERSION}`);
 }
 

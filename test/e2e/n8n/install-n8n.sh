@@ -8,7 +8,7 @@ set -euo pipefail
 N8N_VERSION=2.41.1
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/../../.." && pwd)"
-CACHE_ROOT="${CERTSVC_N8N_CACHE:-$HOME/.cache/certificate-service-connectors}"
+CACHE_ROOT="${CERTSVC_CACHE_DIR:-$HOME/.cache/certificate-service-connectors}"
 DIR="$CACHE_ROOT/n8n-$N8N_VERSION"
 MARKER="$DIR/.installed-ok"
 
