@@ -204,7 +204,10 @@ export class CertificateServiceClient {
         return;
       }
       const key = JSON.stringify([item.batchId, item.send ?? null]);
-      groups.set(key, [...(groups.get(key) ?? []), index]);
+      // Appended in place: copying the list per item made grouping quadratic (~6 s for 30,000 items).
+      const group = groups.get(key);
+      if (group) group.push(index);
+      else groups.set(key, [index]);
     });
 
     for (const indexes of groups.values()) {
