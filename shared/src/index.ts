@@ -10,7 +10,7 @@ export { readPage, readOne, paginate, collect, MAX_PAGE_SIZE } from './paginatio
 export * from './validation';
 export { chunk, mapBulkResponse, failChunk, type ItemOutcome } from './bulk';
 export { CertificateServiceClient, type ClientOptions, type ListOptions, type BatchListOptions, type RecipientListOptions, type IssueItem } from './client';
-export { signPayload, computeSignature, computeDigest } from './webhooks/sign';
+export { signPayload, computeSignature } from './webhooks/sign';
 export { checkSignature, checkDelivery, verifyDelivery, parseEvent, parseSignatureHeader, WebhookVerificationError, DEFAULT_TOLERANCE_SECONDS, type VerificationFailure, type VerificationResult, type SignatureResult, type VerifyOptions } from './webhooks/verify';
 export { getHeader, type HeaderBag } from './webhooks/headers';
 export { DeliveryDeduper } from './webhooks/dedupe';

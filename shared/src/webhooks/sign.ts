@@ -2,14 +2,10 @@ import { createHmac } from 'crypto';
 
 // The signed string is `<t>.<raw body>` (spec section 6).
 
-/** The raw HMAC. A Buffer body is fed in two parts so it is never copied. */
-export function computeDigest(secret: string, rawBody: string | Buffer, t: number): Buffer {
-  const hmac = createHmac('sha256', secret);
-  return (typeof rawBody === 'string' ? hmac.update(`${t}.${rawBody}`) : hmac.update(`${t}.`).update(rawBody)).digest();
-}
-
+/** Hex HMAC-SHA256 of `<t>.<raw body>`. A Buffer body is fed in two parts so it is never copied. */
 export function computeSignature(secret: string, rawBody: string | Buffer, t: number): string {
-  return computeDigest(secret, rawBody, t).toString('hex');
+  const hmac = createHmac('sha256', secret);
+  return (typeof rawBody === 'string' ? hmac.update(`${t}.${rawBody}`) : hmac.update(`${t}.`).update(rawBody)).digest('hex');
 }
 
 /**

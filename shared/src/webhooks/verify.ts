@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'crypto';
 import { EVENT_TYPES, type WebhookEvent } from '../types';
 import { getHeader, type HeaderBag } from './headers';
-import { computeDigest } from './sign';
+import { computeSignature } from './sign';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
@@ -61,7 +61,6 @@ export function parseSignatureHeader(header: string): { t: number; v1: string[] 
   return t === null || v1.length === 0 ? null : { t, v1 };
 }
 
-
 export type SignatureResult = { ok: true; timestamp: number } | { ok: false; reason: VerificationFailure; message: string };
 
 /**
@@ -97,10 +96,11 @@ export function checkSignature(
   if (age < -tolerance) return fail('TIMESTAMP_TOO_NEW');
 
   // Every candidate is compared in constant time; no early exit on a secret.
-  const candidates = parsed.v1.map((hex) => Buffer.from(hex, 'hex'));
+  // Hex strings of equal length (parseSignatureHeader checks 64 chars), compared as bytes.
+  const candidates = parsed.v1.map((hex) => Buffer.from(hex, 'latin1'));
   let matched = false;
   for (const secret of keys) {
-    const expected = computeDigest(secret, rawBody, parsed.t);
+    const expected = Buffer.from(computeSignature(secret, rawBody, parsed.t), 'latin1');
     for (const candidate of candidates) if (timingSafeEqual(expected, candidate)) matched = true;
   }
   return matched ? { ok: true, timestamp: parsed.t } : fail('NO_MATCHING_SIGNATURE');
