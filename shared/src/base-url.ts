@@ -8,23 +8,32 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * Normalises the configured base URL: trims, drops trailing slashes and appends
- * `/api/v1` when missing. HTTPS is required except on loopback, so a key is never
- * sent in clear text. There is deliberately no default host.
+ * Parses a URL the connectors send to or subscribe: HTTPS is required except on
+ * loopback, so keys and deliveries never travel in clear text.
  */
-export function normaliseBaseUrl(input: unknown, field = 'baseUrl'): string {
-  if (typeof input !== 'string' || !input.trim()) {
-    throw validationError(field, 'the API base URL is required, e.g. https://<your service host>/api/v1');
-  }
+export function parseSecureUrl(input: string, field: string): URL {
   let url: URL;
   try {
-    url = new URL(input.trim());
+    url = new URL(input);
   } catch {
     throw validationError(field, `"${input}" is not a valid URL`);
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw validationError(field, 'must use https:// (http:// is only allowed for localhost)');
   }
+  return url;
+}
+
+/**
+ * Normalises the configured base URL: trims, drops trailing slashes and appends
+ * `/api/v1` when missing. HTTPS is required except on loopback, so a key is never
+ * sent in clear text (see parseSecureUrl). There is deliberately no default host.
+ */
+export function normaliseBaseUrl(input: unknown, field = 'baseUrl'): string {
+  if (typeof input !== 'string' || !input.trim()) {
+    throw validationError(field, 'the API base URL is required, e.g. https://<your service host>/api/v1');
+  }
+  const url = parseSecureUrl(input.trim(), field);
   if (url.search || url.hash) throw validationError(field, 'must not contain a query string or fragment');
   let path = url.pathname.replace(/\/+$/, '');
   if (!path.endsWith(API_PREFIX)) path += API_PREFIX;

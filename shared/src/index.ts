@@ -3,7 +3,7 @@
 export * from './types';
 export * from './errors';
 export * from './transport';
-export { normaliseBaseUrl, isLoopbackHost } from './base-url';
+export { normaliseBaseUrl, isLoopbackHost, parseSecureUrl } from './base-url';
 export { parseRateLimit, parseRetryAfter, type RateLimitState } from './rate-limit';
 export { Requester, DEFAULT_RETRY, classifyNetworkError, redact, type RetryOptions, type RequesterOptions, type CallSpec } from './request';
 export { readPage, readOne, paginate, collect, MAX_PAGE_SIZE } from './pagination';

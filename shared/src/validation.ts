@@ -1,4 +1,4 @@
-import { isLoopbackHost } from './base-url';
+import { parseSecureUrl } from './base-url';
 import { validationError } from './errors';
 import { EVENT_TYPES, type BatchStatusFilter, type EventType, type IssueInput, type RecipientUpdate } from './types';
 
@@ -81,13 +81,7 @@ export function validateEvents(value: unknown): EventType[] {
 /** Subscription URLs must be HTTPS in production (spec section 6); loopback is allowed for local testing. */
 export function validateWebhookUrl(value: unknown): string {
   const raw = requireString(value, 'url');
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw validationError('url', `"${raw}" is not a valid URL`);
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) throw validationError('url', 'must use https://');
+  parseSecureUrl(raw, 'url');
   return raw;
 }
 
