@@ -41,7 +41,6 @@ await build({
 	target: 'node20',
 	format: 'cjs',
 	external: ['n8n-workflow'],
-	inject: [path.join(root, 'scripts/no-timers.ts')],
 	minify: false,
 	keepNames: true,
 	sourcemap: false,

@@ -20,8 +20,11 @@ export interface RequesterOptions {
   /** When set, the core sends `Authorization: Bearer`; hosts that authenticate themselves leave it out. */
   apiKey?: string;
   retry?: Partial<RetryOptions>;
-  /** Injected so hosts use their own timer (n8n's `sleep`) and tests need no real waiting. */
-  sleep?: (ms: number) => Promise<void>;
+  /**
+   * How to wait (Retry-After, backoff, pacing). Required so the core uses no timer global:
+   * n8n passes n8n-workflow's `sleep`, Zapier and standalone use a timer, tests a fake.
+   */
+  sleep: (ms: number) => Promise<void>;
   now?: () => number;
   /** Extra strings that must never appear in error messages. */
   secrets?: string[];
@@ -101,7 +104,7 @@ export class Requester {
   constructor(private readonly options: RequesterOptions) {
     this.baseUrl = options.baseUrl;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = options.sleep;
     this.now = options.now ?? Date.now;
   }
 

@@ -68,7 +68,7 @@ test('a timeout is reported as TIMEOUT', async () => {
   nock(BASE).get('/api/v1/designs').delay(200).reply(200, []);
   const { CertificateServiceClient } = await import('../../shared/src');
   const { createFetchTransport } = await import('../../shared/src/fetch-transport');
-  const client = new CertificateServiceClient({ baseUrl: BASE, apiKey: KEY, transport: createFetchTransport({ timeoutMs: 50 }), retry: { maxRetries: 0 } });
+  const client = new CertificateServiceClient({ baseUrl: BASE, apiKey: KEY, transport: createFetchTransport({ timeoutMs: 50 }), retry: { maxRetries: 0 }, sleep: async () => {} });
   const error = await failure(client.listDesigns());
   expect(error.code).toBe('TIMEOUT');
 });

@@ -48,6 +48,7 @@ export function clientFor(z: ZObject, bundle: Pick<Bundle, 'authData'>): Certifi
     baseUrl,
     transport: zapierTransport(z),
     retry: ZAPIER_RETRY,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     // The key is added by beforeRequest; it is listed here only so error messages never carry it.
     secrets: apiKey ? [apiKey] : [],
   });
