@@ -3,7 +3,7 @@
 // approach of n8n's generic HTTP Request node: one POST per item, measured for real through
 // the same n8n HTTP helper and the same sandbox. The rate limit is off here (this counts
 // requests; P2 is the rate-limited run).
-import { createClient } from '../../shared/src/standalone';
+import { createClient } from '@certificate-service/sdk';
 import { makeHttp, makeNode, type Credentials, type RecordedRequest } from '../n8n/fake-context';
 import { createSandbox } from '../sandbox';
 import { fmt, issueParams, runNode } from './common';

@@ -14,8 +14,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { signPayload, type WebhookEvent } from '../../shared/src';
-import { createClient } from '../../shared/src/standalone';
+import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
+import { createClient } from '@certificate-service/sdk';
 import { ensureN8nInstalled, startN8n, type N8nInstance } from '../e2e/n8n/harness';
 import { createSandbox } from '../sandbox';
 import { N8N_DIST, pool } from './common';

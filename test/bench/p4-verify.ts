@@ -2,7 +2,7 @@
 // All four are timed in interleaved rounds (measure.ts `sideBySide`), and each ratio is the
 // median of the per-round ratios, so machine noise hits baseline and ours alike.
 import { createHmac } from 'crypto';
-import { checkSignature, signPayload, verifyDelivery } from '../../shared/src';
+import { checkSignature, signPayload, verifyDelivery } from '@certificate-service/sdk/core';
 import { round, sideBySide, type Row } from './measure';
 
 export function bodyOf(bytes: number): string {

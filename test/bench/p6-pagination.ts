@@ -7,7 +7,7 @@
 // sampled too.
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { createClient } from '../../shared/src/standalone';
+import { createClient } from '@certificate-service/sdk';
 import { rl, type Credentials } from '../n8n/fake-context';
 import { createSandbox } from '../sandbox';
 import { fmt, runNode } from './common';

@@ -1,4 +1,4 @@
-import { chunk, mapBulkResponse } from '../../shared/src';
+import { chunk, mapBulkResponse } from '@certificate-service/sdk/core';
 import { recipient } from './helpers';
 import { reply, scripted } from './scripted';
 

@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { CertificateServiceError, SERVICE_ERROR_CODES } from '../../shared/src';
+import { CertificateServiceError, SERVICE_ERROR_CODES } from '@certificate-service/sdk/core';
 import { BASE, KEY, makeClient } from './helpers';
 
 beforeAll(() => nock.disableNetConnect());
@@ -66,7 +66,7 @@ test('messages never include the API key, even when the service echoes it', asyn
 
 test('a timeout is reported as TIMEOUT', async () => {
   nock(BASE).get('/api/v1/designs').delay(200).reply(200, []);
-  const { CertificateServiceClient } = await import('../../shared/src');
+  const { CertificateServiceClient } = await import('@certificate-service/sdk/core');
   const { createFetchTransport } = await import('../../shared/src/fetch-transport');
   const client = new CertificateServiceClient({ baseUrl: BASE, apiKey: KEY, transport: createFetchTransport({ timeoutMs: 50 }), retry: { maxRetries: 0 }, sleep: async () => {} });
   const error = await failure(client.listDesigns());

@@ -1,4 +1,4 @@
-import { CertificateServiceClient, type ClientOptions } from '../../shared/src';
+import { CertificateServiceClient, type ClientOptions } from '@certificate-service/sdk/core';
 import { createFetchTransport } from '../../shared/src/fetch-transport';
 
 export const BASE = 'https://certs.example.com';

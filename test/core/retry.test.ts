@@ -1,4 +1,4 @@
-import { CertificateServiceError } from '../../shared/src';
+import { CertificateServiceError } from '@certificate-service/sdk/core';
 import { netError, reply, scripted } from './scripted';
 
 const ok = reply(200, { id: 'b1' });

@@ -1,4 +1,4 @@
-import { CertificateServiceClient, type HttpRequest, type HttpResponse, type Transport } from '../../shared/src';
+import { CertificateServiceClient, type HttpRequest, type HttpResponse, type Transport } from '@certificate-service/sdk/core';
 import { BASE, KEY } from './helpers';
 
 export type Step = HttpResponse | Error;

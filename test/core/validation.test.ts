@@ -1,4 +1,4 @@
-import { CertificateServiceError, normaliseBaseUrl, normaliseData } from '../../shared/src';
+import { CertificateServiceError, normaliseBaseUrl, normaliseData } from '@certificate-service/sdk/core';
 import { scripted } from './scripted';
 
 // Bad input is refused before any request: the scripted transport has no steps,

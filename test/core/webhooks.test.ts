@@ -1,5 +1,5 @@
 import { createHmac } from 'crypto';
-import { checkDelivery, DeliveryDeduper, flattenEvent, signPayload, verifyDelivery, WebhookVerificationError } from '../../shared/src';
+import { checkDelivery, DeliveryDeduper, flattenEvent, signPayload, verifyDelivery, WebhookVerificationError } from '@certificate-service/sdk/core';
 import { recipient } from './helpers';
 
 const SECRET = 'wh_sec_test_secret_1';

@@ -1,7 +1,7 @@
 // The scripted flow, through the shared core with its standalone fetch transport:
 // verify key → create batch → issue one and bulk → send → look up by ID and token →
 // subscribe a local receiver → receive and verify signed events → unsubscribe.
-import { checkDelivery, createClient, type EventType } from '../../shared/src/standalone';
+import { checkDelivery, createClient, type EventType } from '@certificate-service/sdk';
 import type { Sandbox } from '../sandbox';
 import { startReceiver } from '../sandbox/testing/receiver';
 

@@ -7,8 +7,8 @@ import nock from 'nock';
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { flattenEvent, signPayload } from '../../shared/src';
-import type { WebhookEvent } from '../../shared/src';
+import { flattenEvent, signPayload } from '@certificate-service/sdk/core';
+import type { WebhookEvent } from '@certificate-service/sdk/core';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import { resetDeliveryMemory } from '../../n8n/nodes/CertificateServiceTrigger/deliveries';
 import { API, BASE, apiError, recipient } from './fixtures';

@@ -9,7 +9,7 @@
 import zapier, { type Bundle, type ZObject } from 'zapier-platform-core';
 import type { IDataObject, IWebhookResponseData } from 'n8n-workflow';
 
-import { checkDelivery } from '../../shared/src';
+import { checkDelivery } from '@certificate-service/sdk/core';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import { resetDeliveryMemory } from '../../n8n/nodes/CertificateServiceTrigger/deliveries';
 import App from '../../zapier/src';

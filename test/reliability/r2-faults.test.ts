@@ -12,7 +12,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
-import { createClient } from '../../shared/src/standalone';
+import { createClient } from '@certificate-service/sdk';
 import { fakeExecute, inputItems, rl, type Credentials } from '../n8n/fake-context';
 import { createSandbox, type Sandbox } from '../sandbox';
 

@@ -5,8 +5,8 @@
  */
 import { NodeOperationError } from 'n8n-workflow';
 
-import { CertificateServiceClient, CertificateServiceError, type EventType } from '../../shared/src';
-import { createClient, createFetchTransport } from '../../shared/src/standalone';
+import { CertificateServiceClient, CertificateServiceError, type EventType } from '@certificate-service/sdk/core';
+import { createClient, createFetchTransport } from '@certificate-service/sdk';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import { fakeExecute, fakeHook, inputItems, rl, type Credentials, type Params } from '../n8n/fake-context';

@@ -16,8 +16,8 @@ import https from 'node:https';
 import zapier, { type Bundle, type ZObject } from 'zapier-platform-core';
 import type { IDataObject } from 'n8n-workflow';
 
-import { signPayload, type WebhookEvent } from '../../shared/src';
-import { createClient } from '../../shared/src/standalone';
+import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
+import { createClient } from '@certificate-service/sdk';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import { resetDeliveryMemory } from '../../n8n/nodes/CertificateServiceTrigger/deliveries';

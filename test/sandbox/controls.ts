@@ -1,6 +1,6 @@
 // The test-facing control surface. Everything here is also served over HTTP under
 // /__sandbox (see routes/controls.ts), without auth and without being counted.
-import type { Recipient } from '../../shared/src/types';
+import type { Recipient } from '@certificate-service/sdk/core';
 import { resetContext, type SandboxContext } from './context';
 import type { CountersSnapshot } from './counters';
 import { ApiError, notFound, validationError } from './errors';

@@ -3,7 +3,7 @@
 // 1 m, 5 m, 30 m, 2 h, 12 h, 24 h (times timeScale), 7 attempts in all; 410 unsubscribes.
 import http from 'node:http';
 import https from 'node:https';
-import type { EventType } from '../../shared/src/types';
+import type { EventType } from '@certificate-service/sdk/core';
 import { signPayload } from '../../shared/src/webhooks/sign';
 import type { Counters } from './counters';
 import { pushBounded } from './events';

@@ -1,6 +1,6 @@
 // Builds event envelopes (spec section 6) and hands one delivery per matching
 // subscription to the delivery engine. Emitting never waits for a delivery.
-import type { EventType, Recipient, Viewer } from '../../shared/src/types';
+import type { EventType, Recipient, Viewer } from '@certificate-service/sdk/core';
 import type { Deliveries } from './deliveries';
 import type { Ids } from './ids';
 import type { Store } from './store';

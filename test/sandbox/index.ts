@@ -1,7 +1,7 @@
 // Local, in-memory Certificate Service for tests, demos and benchmarks.
 // `const sb = await createSandbox(); ... await sb.close();` — see README.md.
 import type { AddressInfo } from 'node:net';
-import type { Workspace } from '../../shared/src/types';
+import type { Workspace } from '@certificate-service/sdk/core';
 import { createContext } from './context';
 import { createControls, type SandboxControls } from './controls';
 import { validationError } from './errors';

@@ -1,6 +1,6 @@
 // Issuing certificates: input checks, the archived/quota gates, and the commit that
 // creates recipients, uses quota, fires certificate.issued and queues mail.
-import type { Recipient } from '../../shared/src/types';
+import type { Recipient } from '@certificate-service/sdk/core';
 import { ApiError, validationError } from './errors';
 import type { SandboxContext } from './context';
 import type { BatchRecord, RecipientRecord, WorkspaceRecord } from './store';

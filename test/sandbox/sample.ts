@@ -1,6 +1,6 @@
 // The payload of a test delivery (content "not shown" in the spec): a made-up recipient
 // shaped exactly like a real one, plus the extras of the event type.
-import type { EventType, Recipient } from '../../shared/src/types';
+import type { EventType, Recipient } from '@certificate-service/sdk/core';
 import type { EventExtras } from './events';
 import { BOUNCE_ERROR } from './mail';
 

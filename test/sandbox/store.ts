@@ -1,6 +1,6 @@
 // In-memory state. Every lookup is a Map hit; per-workspace and per-batch arrays are kept
 // in creation order (ascending seq) so lists can page newest-first with a binary search.
-import type { BatchStatus, EventType, Recipient } from '../../shared/src/types';
+import type { BatchStatus, EventType, Recipient } from '@certificate-service/sdk/core';
 
 export interface ApiKeyRecord {
   key: string;

@@ -1,5 +1,5 @@
 // Sandbox-wide types: options, response-shape variants and what the controls return.
-import type { EventType } from '../../shared/src/types';
+import type { EventType } from '@certificate-service/sdk/core';
 
 /** Wrappers a list endpoint can answer with; the spec leaves the wrapper "not shown". */
 export const LIST_SHAPES = ['default', 'bare', 'items', 'results', 'named', 'pagination', 'meta', 'has_more'] as const;

@@ -7,7 +7,7 @@ import zapier from 'zapier-platform-core';
 import { createSandbox, type Sandbox } from '../sandbox';
 import { startReceiver, type Received, type Receiver } from '../sandbox/testing/receiver';
 import { App, app, caught, createAppHandler, cursorStore, zapierHeaders } from './helpers';
-import type { Recipient } from '../../shared/src';
+import type { Recipient } from '@certificate-service/sdk/core';
 
 jest.setTimeout(30_000);
 

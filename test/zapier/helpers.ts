@@ -3,7 +3,7 @@
 // intercepts every http request of the process, which the sandbox e2e must not have.)
 import zapier, { type Bundle, type ZObject } from 'zapier-platform-core';
 import App from '../../zapier/src';
-import { signPayload, type EventType, type Recipient, type WebhookEvent } from '../../shared/src';
+import { signPayload, type EventType, type Recipient, type WebhookEvent } from '@certificate-service/sdk/core';
 
 export { App };
 export const ORIGIN = 'https://certs.example.com';

@@ -1,7 +1,7 @@
 // The four instant triggers (one factory): subscribe, unsubscribe, perform (signature,
 // window, event type, batch filter, duplicates) and performList.
 import nock from 'nock';
-import { EVENT_TYPES, type EventType } from '../../shared/src';
+import { EVENT_TYPES, type EventType } from '@certificate-service/sdk/core';
 import { SECRET, app, api, caught, delivery, event, recipient, run, setupNock } from './mock-api';
 
 setupNock();

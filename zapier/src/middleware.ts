@@ -1,5 +1,5 @@
 import type { BeforeRequestMiddleware } from 'zapier-platform-core';
-import { normaliseBaseUrl } from '../../shared/src';
+import { normaliseBaseUrl } from '@certificate-service/sdk/core';
 import packageJson from '../package.json';
 
 export const USER_AGENT = `certificate-service-zapier/${packageJson.version}`;

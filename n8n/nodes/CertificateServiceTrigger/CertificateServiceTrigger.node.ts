@@ -8,8 +8,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { checkDelivery, flattenEvent, getHeader } from '../../../shared/src';
-import type { HeaderBag } from '../../../shared/src';
+import { checkDelivery, flattenEvent, getHeader } from '@certificate-service/sdk/core';
+import type { HeaderBag } from '@certificate-service/sdk/core';
 import { listSearch } from '../CertificateService/methods';
 import { isDuplicateDelivery } from './deliveries';
 import { createSubscription, deleteSubscription, subscriptionExists } from './subscription';

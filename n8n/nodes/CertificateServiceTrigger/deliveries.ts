@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { DeliveryDeduper } from '../../../shared/src';
+import { DeliveryDeduper } from '@certificate-service/sdk/core';
 
 /** Delivery ids kept in the node's static data (small: it is saved with the workflow). */
 export const STORED_DELIVERIES = 200;

@@ -1,8 +1,8 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { CertificateServiceError, validateEvents } from '../../../shared/src';
-import type { CertificateServiceClient, EventType } from '../../../shared/src';
+import { CertificateServiceError, validateEvents } from '@certificate-service/sdk/core';
+import type { CertificateServiceClient, EventType } from '@certificate-service/sdk/core';
 import { toNodeError } from '../CertificateService/helpers/errors';
 import { getClient } from '../CertificateService/transport';
 

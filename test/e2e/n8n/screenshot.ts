@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createClient } from '../../../shared/src/standalone';
+import { createClient } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '../../sandbox';
 import { ensureN8nInstalled, startN8n, type N8nInstance } from './harness';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './package-setup';

@@ -1,4 +1,4 @@
-import type { BatchStatus } from '../../../shared/src/types';
+import type { BatchStatus } from '@certificate-service/sdk/core';
 import { ApiError, notFound, validationError } from '../errors';
 import { shapeList } from '../list-shapes';
 import { paginate, parsePageQuery } from '../pagination';

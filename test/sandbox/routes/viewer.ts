@@ -1,7 +1,7 @@
 // The public certificate viewer, GET /v/<shareToken>: no auth, no rate limit. The first
 // view of a recipient fires certificate.viewed, never again.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Recipient, Viewer } from '../../../shared/src/types';
+import type { Recipient, Viewer } from '@certificate-service/sdk/core';
 import type { SandboxContext } from '../context';
 import { escapeHtml, sendHtml } from '../http-io';
 

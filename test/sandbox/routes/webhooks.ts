@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventType } from '../../../shared/src/types';
+import { EVENT_TYPES, type EventType } from '@certificate-service/sdk/core';
 import { ApiError, notFound, validationError } from '../errors';
 import { shapeList } from '../list-shapes';
 import { paginate, parsePageQuery } from '../pagination';

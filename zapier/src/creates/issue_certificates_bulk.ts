@@ -5,7 +5,7 @@ import {
   validationError,
   type IssueItem,
   type ItemOutcome,
-} from '../../../shared/src';
+} from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { batchField, dataField, dict, flag, sendField, text } from '../lib/inputs';
 

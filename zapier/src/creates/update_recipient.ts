@@ -1,5 +1,5 @@
 import { defineCreate } from 'zapier-platform-core';
-import type { RecipientUpdate } from '../../../shared/src';
+import type { RecipientUpdate } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { batchField, dataField, dict, emailField, nameField, recipientField, text } from '../lib/inputs';
 import { RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';

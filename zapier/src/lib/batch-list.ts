@@ -1,5 +1,5 @@
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
-import type { BatchStatus } from '../../../shared/src';
+import type { BatchStatus } from '@certificate-service/sdk/core';
 import { withClient } from './client';
 import { BATCH_OUTPUT_FIELDS, SAMPLE_BATCH } from './samples';
 

@@ -13,7 +13,7 @@ import {
   type Recipient,
   type Viewer,
   type WebhookEvent,
-} from '../../../shared/src';
+} from '@certificate-service/sdk/core';
 import { withClient } from './client';
 import { isNotFound } from './errors';
 import { text } from './inputs';

@@ -1,5 +1,5 @@
 import type { Bundle, HttpRequestOptions, ZObject } from 'zapier-platform-core';
-import { CertificateServiceClient, type HttpResponse, type RetryOptions, type Transport } from '../../../shared/src';
+import { CertificateServiceClient, type HttpResponse, type RetryOptions, type Transport } from '@certificate-service/sdk/core';
 import { toZapierError, type ErrorContext } from './errors';
 
 /**

@@ -1,5 +1,5 @@
 import type { ZObject } from 'zapier-platform-core';
-import { CertificateServiceError } from '../../../shared/src';
+import { CertificateServiceError } from '@certificate-service/sdk/core';
 
 // The one place where errors become Zapier errors.
 //

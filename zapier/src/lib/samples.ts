@@ -1,6 +1,6 @@
 // Static samples and output field labels, shared by the operations that return the
 // same resource. Dates are ISO 8601 UTC, as the service sends them.
-import type { Batch, Recipient } from '../../../shared/src';
+import type { Batch, Recipient } from '@certificate-service/sdk/core';
 
 export const SAMPLE_RECIPIENT: Recipient = {
   id: 'rec_8f2k1m4q',

@@ -1,4 +1,4 @@
-import type { Recipient } from '../../../shared/src';
+import type { Recipient } from '@certificate-service/sdk/core';
 import { isNotFound } from './errors';
 
 /** A search finds one item or none: the service's "not found" is an empty result, not an error. */

@@ -1,5 +1,5 @@
 import { defineSearch } from 'zapier-platform-core';
-import { requireEmail, requireString } from '../../../shared/src';
+import { requireEmail, requireString } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { isNotFound } from '../lib/errors';
 import { batchField, emailField, text } from '../lib/inputs';

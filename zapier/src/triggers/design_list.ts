@@ -1,5 +1,5 @@
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
-import { collect } from '../../../shared/src';
+import { collect } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 
 /** Designs are read-only and few; the dropdown gets them all (up to this many). */

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { CertificateServiceClient } from '../../../../shared/src';
+import type { CertificateServiceClient } from '@certificate-service/sdk/core';
 import { toNodeError } from '../helpers/errors';
 import { getClient } from '../transport';
 import * as batch from './batch/Batch.resource';

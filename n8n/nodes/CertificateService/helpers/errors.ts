@@ -1,7 +1,7 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { CertificateServiceError } from '../../../../shared/src';
+import { CertificateServiceError } from '@certificate-service/sdk/core';
 
 /**
  * The one place service errors become n8n errors:

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { normaliseData, requireString, validationError } from '../../../../shared/src';
+import { normaliseData, requireString, validationError } from '@certificate-service/sdk/core';
 
 /** The value of a resource locator parameter (list or ID mode), checked non-empty. */
 export function locatorValue(

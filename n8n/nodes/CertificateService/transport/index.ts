@@ -8,8 +8,8 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { CertificateServiceClient } from '../../../../shared/src';
-import type { HttpResponse, Transport } from '../../../../shared/src';
+import { CertificateServiceClient } from '@certificate-service/sdk/core';
+import type { HttpResponse, Transport } from '@certificate-service/sdk/core';
 
 export const CREDENTIAL_TYPE = 'certificateServiceApi';
 

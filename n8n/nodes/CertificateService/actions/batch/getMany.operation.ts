@@ -6,8 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { collect, MAX_PAGE_SIZE } from '../../../../../shared/src';
-import type { BatchStatusFilter, CertificateServiceClient } from '../../../../../shared/src';
+import { collect, MAX_PAGE_SIZE } from '@certificate-service/sdk/core';
+import type { BatchStatusFilter, CertificateServiceClient } from '@certificate-service/sdk/core';
 import { forEachItem } from '../../helpers/items';
 import { readLimit } from '../../helpers/params';
 import { limitField, returnAllField } from '../common.descriptions';

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { CertificateServiceClient } from '../../../../../shared/src';
+import type { CertificateServiceClient } from '@certificate-service/sdk/core';
 import { forEachItem } from '../../helpers/items';
 import { locatorValue, stringParam } from '../../helpers/params';
 import { batchLocator, recipientIdField } from '../common.descriptions';

@@ -6,8 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { validateIssue } from '../../../../../shared/src';
-import type { CertificateServiceClient, IssueItem } from '../../../../../shared/src';
+import { validateIssue } from '@certificate-service/sdk/core';
+import type { CertificateServiceClient, IssueItem } from '@certificate-service/sdk/core';
 import { toNodeError } from '../../helpers/errors';
 import { failedItem, forEachItem, resultItems } from '../../helpers/items';
 import { locatorValue, readData, stringParam } from '../../helpers/params';

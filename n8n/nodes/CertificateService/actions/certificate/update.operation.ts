@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { CertificateServiceClient, RecipientUpdate } from '../../../../../shared/src';
+import type { CertificateServiceClient, RecipientUpdate } from '@certificate-service/sdk/core';
 import { forEachItem } from '../../helpers/items';
 import { locatorValue, readData, stringParam } from '../../helpers/params';
 import { batchLocator, dataFieldsProperties, recipientIdField } from '../common.descriptions';

@@ -6,8 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { collect } from '../../../../../shared/src';
-import type { CertificateServiceClient } from '../../../../../shared/src';
+import { collect } from '@certificate-service/sdk/core';
+import type { CertificateServiceClient } from '@certificate-service/sdk/core';
 import { forEachItem } from '../../helpers/items';
 import { readLimit } from '../../helpers/params';
 import { limitField, returnAllField } from '../common.descriptions';
