@@ -2,7 +2,8 @@ import { CertificateServiceError } from './errors';
 import type { Recipient } from './types';
 import { MAX_BULK } from './validation';
 
-export type ItemOutcome = { ok: true; recipient: Recipient } | { ok: false; error: CertificateServiceError };
+/** `skipped`: not sent, because the recipient already had a certificate in the batch (issueMany's skipExisting). */
+export type ItemOutcome = { ok: true; recipient: Recipient; skipped?: boolean } | { ok: false; error: CertificateServiceError };
 
 export function chunk<T>(items: T[], size = MAX_BULK): T[][] {
   const out: T[][] = [];

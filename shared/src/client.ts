@@ -39,6 +39,14 @@ export interface BatchListOptions extends ListOptions {
 export interface RecipientListOptions extends ListOptions {
   emailStatus?: string;
 }
+/** Options of {@link CertificateServiceClient.issueMany}. */
+export interface IssueManyOptions {
+  /** Throw on the first invalid item, before any request, instead of failing that item alone. */
+  stopOnInvalid?: boolean;
+  /** Skip items whose email is already in their batch (or earlier in the same call); see issueMany. */
+  skipExisting?: boolean;
+}
+
 /** An item for {@link CertificateServiceClient.issueMany}: a recipient and where it goes. */
 export interface IssueItem extends IssueInput {
   batchId: string;
@@ -187,14 +195,20 @@ export class CertificateServiceClient {
    * per batch (and send flag), in input order, into bulk calls of at most 100. Every item
    * ends with its recipient or its own error; invalid items are never sent. With
    * `stopOnInvalid`, the first invalid item throws before any request is made.
+   *
+   * With `skipExisting`, each batch's recipients are read once (100 a page) before anything
+   * is issued, and an item whose email (case-insensitive) is already there, or earlier in
+   * this same call, ends as `{ok: true, skipped: true, recipient}` without being sent. That
+   * makes running the same list again, after a failure half-way, issue only what is missing.
    */
-  async issueMany(items: IssueItem[], options: { stopOnInvalid?: boolean } = {}): Promise<ItemOutcome[]> {
+  async issueMany(items: IssueItem[], options: IssueManyOptions = {}): Promise<ItemOutcome[]> {
     const outcomes: ItemOutcome[] = new Array(items.length);
     const groups = new Map<string, number[]>();
+    const emails: string[] = new Array(items.length);
     items.forEach((item, index) => {
       try {
         requireString(item?.batchId, 'batchId');
-        validateIssue(item);
+        emails[index] = validateIssue(item).email.toLowerCase();
       } catch (error) {
         if (!(error instanceof CertificateServiceError)) throw error;
         if (options.stopOnInvalid) {
@@ -209,6 +223,25 @@ export class CertificateServiceClient {
       if (group) group.push(index);
       else groups.set(key, [index]);
     });
+
+    // Repeats of an email within this call take the outcome of its first item, once known.
+    const repeats: Array<[index: number, first: number]> = [];
+    if (options.skipExisting) {
+      const existing = await this.existingEmails(new Set([...groups.values()].map((g) => items[g[0]].batchId)));
+      const firstIndex = new Map<string, number>();
+      for (const [key, indexes] of groups) {
+        const kept = indexes.filter((i) => {
+          const batchEmail = JSON.stringify([items[i].batchId, emails[i]]);
+          const found = existing.get(batchEmail);
+          if (found) outcomes[i] = { ok: true, skipped: true, recipient: found };
+          else if (firstIndex.has(batchEmail)) repeats.push([i, firstIndex.get(batchEmail)!]);
+          else firstIndex.set(batchEmail, i);
+          return !found && firstIndex.get(batchEmail) === i;
+        });
+        if (kept.length) groups.set(key, kept);
+        else groups.delete(key);
+      }
+    }
 
     for (const indexes of groups.values()) {
       const { batchId, send } = items[indexes[0]];
@@ -228,7 +261,22 @@ export class CertificateServiceClient {
         part.forEach((inputIndex, j) => (outcomes[inputIndex] = results[j]));
       }
     }
+    for (const [i, first] of repeats) {
+      const o = outcomes[first];
+      outcomes[i] = o.ok ? { ok: true, skipped: true, recipient: o.recipient } : o;
+    }
     return outcomes;
+  }
+
+  /** The recipients of each batch, keyed by JSON [batchId, lower-cased email]: one paged read per batch. */
+  private async existingEmails(batchIds: Set<string>): Promise<Map<string, Recipient>> {
+    const found = new Map<string, Recipient>();
+    for (const batchId of batchIds) {
+      for await (const r of this.iterateRecipients(batchId, { limit: MAX_PAGE_SIZE })) {
+        if (typeof r?.email === 'string') found.set(JSON.stringify([batchId, r.email.trim().toLowerCase()]), r);
+      }
+    }
+    return found;
   }
 
   /** Request body (not shown in the spec; our documented default): only the fields to change. */

@@ -9,7 +9,7 @@ export { Requester, DEFAULT_RETRY, classifyNetworkError, redact, type RetryOptio
 export { readPage, readOne, paginate, collect, MAX_PAGE_SIZE } from './pagination';
 export * from './validation';
 export { chunk, mapBulkResponse, failChunk, type ItemOutcome } from './bulk';
-export { CertificateServiceClient, type ClientOptions, type ListOptions, type BatchListOptions, type RecipientListOptions, type IssueItem } from './client';
+export { CertificateServiceClient, type ClientOptions, type ListOptions, type BatchListOptions, type RecipientListOptions, type IssueItem, type IssueManyOptions } from './client';
 export { signPayload, computeSignature } from './webhooks/sign';
 export { checkSignature, checkDelivery, verifyDelivery, parseEvent, parseSignatureHeader, WebhookVerificationError, DEFAULT_TOLERANCE_SECONDS, type VerificationFailure, type VerificationResult, type SignatureResult, type VerifyOptions } from './webhooks/verify';
 export { getHeader, type HeaderBag } from './webhooks/headers';

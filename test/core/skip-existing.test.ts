@@ -1,0 +1,75 @@
+// issueMany's skipExisting against the sandbox: a second run of the same list issues nothing,
+// a run after a partial one issues only what is missing, and the batch is read once, 100 a page.
+import { createClient } from '@certificate-service/sdk';
+import { createSandbox, type Sandbox } from '../sandbox';
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await createSandbox({ rateLimit: false, quota: 10_000 });
+});
+afterAll(() => sb.close());
+
+const people = (n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => ({ name: `Learner ${from + i}`, email: `learner${from + i}@example.com` }));
+
+async function setup() {
+  const ws = sb.controls.createWorkspace({ quota: 10_000 });
+  const client = createClient({ baseUrl: sb.baseUrl, apiKey: ws.apiKey });
+  const batchId = (await client.createBatch({ title: 'Skip', designId: 'design_classic' })).id;
+  return { ws, client, batchId };
+}
+
+const byRoute = () => sb.controls.counters().requests.byRoute;
+const issueCalls = (routes: Record<string, number>) =>
+  Object.entries(routes).filter(([r]) => r.startsWith('POST') && r.includes('/recipients')).reduce((n, [, c]) => n + c, 0);
+const listCalls = (routes: Record<string, number>) =>
+  Object.entries(routes).filter(([r]) => r.startsWith('GET') && /\/recipients$/.test(r)).reduce((n, [, c]) => n + c, 0);
+
+test('a second run of 250 issues 0: 3 list pages read, no issue request, quota unchanged', async () => {
+  const { ws, client, batchId } = await setup();
+  const items = people(250).map((p) => ({ ...p, batchId }));
+  const first = await client.issueMany(items, { skipExisting: true });
+  expect(first.filter((o) => o.ok && !o.skipped)).toHaveLength(250);
+
+  sb.controls.resetCounters();
+  const again = await client.issueMany(items.map((it) => ({ ...it, email: it.email.toUpperCase() })), { skipExisting: true });
+  expect(again.every((o) => o.ok && o.skipped)).toBe(true);
+  expect(again.map((o) => (o.ok ? o.recipient.certificateId : ''))).toEqual(first.map((o) => (o.ok ? o.recipient.certificateId : '')));
+  expect(issueCalls(byRoute())).toBe(0);
+  expect(listCalls(byRoute())).toBe(3);
+  expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
+});
+
+test('after a partial run, only the missing ones are issued, in bulk', async () => {
+  const { ws, client, batchId } = await setup();
+  await client.issueMany(people(120).map((p) => ({ ...p, batchId })));
+  sb.controls.resetCounters();
+  const out = await client.issueMany(people(300).map((p) => ({ ...p, batchId })), { skipExisting: true });
+  expect(out.filter((o) => o.ok && o.skipped)).toHaveLength(120);
+  expect(out.filter((o) => o.ok && !o.skipped)).toHaveLength(180);
+  expect(issueCalls(byRoute())).toBe(2); // 100 + 80
+  expect(sb.controls.quota(ws.workspaceId).used).toBe(300);
+});
+
+test('an email twice in one call is issued once; the repeat is skipped with the same certificate', async () => {
+  const { ws, client, batchId } = await setup();
+  const out = await client.issueMany(
+    [
+      { batchId, name: 'Ada', email: 'ada@example.com' },
+      { batchId, name: 'Ada again', email: ' ADA@example.com ' },
+      { batchId, name: 'Bob', email: 'bob@example.com' },
+    ],
+    { skipExisting: true },
+  );
+  expect(out.map((o) => o.ok && !!o.skipped)).toEqual([false, true, false]);
+  expect(out[1].ok && out[0].ok && out[1].recipient.id).toBe(out[0].ok && out[0].recipient.id);
+  expect(sb.controls.quota(ws.workspaceId).used).toBe(2);
+});
+
+test('without skipExisting nothing is read first (the default stays one request per 100)', async () => {
+  const { client, batchId } = await setup();
+  sb.controls.resetCounters();
+  await client.issueMany(people(5).map((p) => ({ ...p, batchId })));
+  expect(listCalls(byRoute())).toBe(0);
+  expect(issueCalls(byRoute())).toBe(1);
+});
