@@ -20,7 +20,8 @@ function entryError(raw: unknown, email: string): CertificateServiceError {
   const code = typeof e.error === 'string' ? e.error : typeof e.code === 'string' ? e.code : 'UNKNOWN';
   const message = typeof e.message === 'string' ? e.message : typeof raw === 'string' ? raw : 'The service rejected this recipient.';
   const detail = e.detail && typeof e.detail === 'object' ? (e.detail as Record<string, unknown>) : {};
-  return new CertificateServiceError({ code, status: 0, message: `${email}: ${message}`, detail });
+  // The service answered for this item (inside a 2xx bulk response), so it is a response error.
+  return new CertificateServiceError({ code, phase: 'response', message: `${email}: ${message}`, detail });
 }
 
 // The bulk response body is "not shown" in the spec, so the plausible shapes are read:
@@ -59,8 +60,9 @@ export function mapBulkResponse(body: unknown, emails: string[]): ItemOutcome[] 
         ok: false,
         error: new CertificateServiceError({
           code: 'UNKNOWN',
+          phase: 'request',
           outcomeUnknown: true,
-          message: `Outcome unknown for ${emails[i]}: the bulk response did not mention this recipient. Check the batch before issuing again.`,
+          message: `Outcome unknown for ${emails[i]}: the bulk response did not mention this recipient.`,
         }),
       },
   );
@@ -79,6 +81,7 @@ export function failChunk(error: CertificateServiceError, emails: string[]): Ite
       ok: false,
       error: new CertificateServiceError({
         code: error.code,
+        phase: error.phase,
         status: error.status,
         detail: { ...error.detail, notIssuedBecauseOf: culprit },
         message: `${email}: not issued, because the bulk call was rejected for item ${culprit} (${error.message})`,

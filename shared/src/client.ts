@@ -1,8 +1,9 @@
 import { normaliseBaseUrl } from './base-url';
 import { chunk, failChunk, mapBulkResponse, type ItemOutcome } from './bulk';
-import { CertificateServiceError, validationError } from './errors';
+import { CertificateServiceError, redactError, validationError } from './errors';
 import { MAX_PAGE_SIZE, paginate, readOne, readPage } from './pagination';
-import { Requester, type RequesterOptions } from './request';
+import type { RateLimitState } from './rate-limit';
+import { Requester, type CallSpec, type CallResult, type RequesterOptions } from './request';
 import type {
   ActionResult,
   Batch,
@@ -17,6 +18,8 @@ import type {
   Workspace,
 } from './types';
 import {
+  normaliseData,
+  requireEmail,
   requireString,
   validateBulkSize,
   validateEvents,
@@ -45,7 +48,17 @@ export interface IssueManyOptions {
   stopOnInvalid?: boolean;
   /** Skip items whose email is already in their batch (or earlier in the same call); see issueMany. */
   skipExisting?: boolean;
+  /**
+   * Certificate variables for every item, validated once; an item's own `data` takes
+   * precedence key by key. A bad value here throws before any request.
+   */
+  data?: Record<string, unknown> | string;
+  /** false: one request per item (the single-issue endpoint) instead of bulk calls of up to 100. */
+  bulk?: boolean;
 }
+
+/** A recipient after validation: what goes on the wire. */
+type ValidRecipient = { name: string; email: string; data: Record<string, string> };
 
 /** An item for {@link CertificateServiceClient.issueMany}: a recipient and where it goes. */
 export interface IssueItem extends IssueInput {
@@ -80,17 +93,51 @@ function actionResult(body: unknown, fallback: ActionResult): ActionResult {
  * plausible shape where the spec does not show one.
  */
 export class CertificateServiceClient {
-  readonly http: Requester;
+  // Private: the wire is the core's business; hosts and tests go through the methods.
+  readonly #http: Requester;
 
   constructor(options: ClientOptions) {
-    this.http = new Requester({ ...options, baseUrl: normaliseBaseUrl(options.baseUrl) });
+    // A user may paste the key into the Base URL field: the message must not echo it.
+    const baseUrl = this.#checked(() => normaliseBaseUrl(options.baseUrl), [options.apiKey, ...(options.secrets ?? [])]);
+    this.#http = new Requester({ ...options, baseUrl });
+  }
+
+  /** The normalised API base URL, ending in /api/v1. */
+  get baseUrl(): string {
+    return this.#http.baseUrl;
+  }
+
+  /** The latest `RateLimit-*` values the service sent (limit, remaining, resetAt). */
+  get rateLimit(): Readonly<RateLimitState> {
+    return { ...this.#http.rate };
+  }
+
+  /**
+   * Runs a validator. Its message may quote the input (an email, a URL), and a user may
+   * have pasted the API key there, so it is redacted like every other error.
+   */
+  #checked<T>(validate: () => T, secrets: ReadonlyArray<string | undefined> = this.#http.secrets): T {
+    try {
+      return validate();
+    } catch (error) {
+      throw error instanceof CertificateServiceError ? redactError(error, secrets) : error;
+    }
+  }
+
+  #call(spec: CallSpec): Promise<CallResult> {
+    return this.#http.call(spec);
+  }
+
+  /** A signing secret the service returned: it must never appear in a later error either. */
+  #learnSecret(secret: string | undefined): void {
+    if (secret && !this.#http.secrets.includes(secret)) this.#http.secrets.push(secret);
   }
 
   // --- Auth ---------------------------------------------------------------
 
   async auth(): Promise<Workspace> {
     // POST /auth only checks the key, so it is retried like a GET.
-    const { body } = await this.http.call({ method: 'POST', path: '/auth', safeToRepeat: true });
+    const { body } = await this.#call({ method: 'POST', path: '/auth', safeToRepeat: true });
     return readOne<Workspace>(body, 'workspace');
   }
 
@@ -100,35 +147,35 @@ export class CertificateServiceClient {
     const query = {
       cursor: options.cursor,
       limit: validateLimit(options.limit ?? MAX_PAGE_SIZE),
-      status: options.status === undefined ? undefined : validateStatus(options.status),
+      status: options.status === undefined ? undefined : this.#checked(() => validateStatus(options.status)),
     };
-    const { body } = await this.http.call({ method: 'GET', path: '/batches', query });
+    const { body } = await this.#call({ method: 'GET', path: '/batches', query });
     return readPage<Batch>(body);
   }
 
   iterateBatches(options: Omit<BatchListOptions, 'cursor'> = {}): AsyncGenerator<Batch> {
-    if (options.status !== undefined) validateStatus(options.status);
+    if (options.status !== undefined) this.#checked(() => validateStatus(options.status));
     return paginate((cursor) => this.listBatches({ ...options, cursor }));
   }
 
   async getBatch(batchId: string): Promise<Batch> {
-    const { body } = await this.http.call({ method: 'GET', path: `/batches/${seg(batchId, 'batchId')}` });
+    const { body } = await this.#call({ method: 'GET', path: `/batches/${seg(batchId, 'batchId')}` });
     return readOne<Batch>(body, 'batch');
   }
 
   async createBatch(input: { title: string; designId: string; [extra: string]: unknown }): Promise<Batch> {
     const body = { ...input, title: requireString(input?.title, 'title'), designId: requireString(input?.designId, 'designId') };
-    const res = await this.http.call({ method: 'POST', path: '/batches', body });
+    const res = await this.#call({ method: 'POST', path: '/batches', body });
     return readOne<Batch>(res.body, 'batch');
   }
 
   async archiveBatch(batchId: string): Promise<Batch> {
-    const { body } = await this.http.call({ method: 'POST', path: `/batches/${seg(batchId, 'batchId')}/archive` });
+    const { body } = await this.#call({ method: 'POST', path: `/batches/${seg(batchId, 'batchId')}/archive` });
     return actionResult(body, { id: batchId, status: 'archived' }) as Batch;
   }
 
   async unarchiveBatch(batchId: string): Promise<Batch> {
-    const { body } = await this.http.call({ method: 'POST', path: `/batches/${seg(batchId, 'batchId')}/unarchive` });
+    const { body } = await this.#call({ method: 'POST', path: `/batches/${seg(batchId, 'batchId')}/unarchive` });
     return actionResult(body, { id: batchId, status: 'active' }) as Batch;
   }
 
@@ -136,7 +183,7 @@ export class CertificateServiceClient {
 
   async listDesigns(options: ListOptions = {}): Promise<Page<Design>> {
     const query = { cursor: options.cursor, limit: options.limit === undefined ? undefined : validateLimit(options.limit) };
-    const { body } = await this.http.call({ method: 'GET', path: '/designs', query });
+    const { body } = await this.#call({ method: 'GET', path: '/designs', query });
     return readPage<Design>(body);
   }
 
@@ -151,7 +198,7 @@ export class CertificateServiceClient {
     // batch list's documented `cursor` and `limit`.
     const path = `/batches/${seg(batchId, 'batchId')}/recipients`;
     const query = { cursor: options.cursor, limit: validateLimit(options.limit ?? MAX_PAGE_SIZE), emailStatus: options.emailStatus };
-    const { body } = await this.http.call({ method: 'GET', path, query });
+    const { body } = await this.#call({ method: 'GET', path, query });
     return readPage<Recipient>(body);
   }
 
@@ -162,16 +209,20 @@ export class CertificateServiceClient {
 
   async getRecipient(batchId: string, recipientId: string): Promise<Recipient> {
     const path = `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}`;
-    const { body } = await this.http.call({ method: 'GET', path });
+    const { body } = await this.#call({ method: 'GET', path });
     return readOne<Recipient>(body, 'recipient');
   }
 
   /** Issues one certificate (uses one quota unit). Never retried after an unknown outcome. */
   async issueCertificate(batchId: string, input: IssueInput, options: { send?: boolean } = {}): Promise<Recipient> {
+    seg(batchId, 'batchId');
+    return await this.#issueOne(batchId, this.#checked(() => validateIssue(input)), options.send);
+  }
+
+  async #issueOne(batchId: string, recipient: ValidRecipient, send: boolean | undefined): Promise<Recipient> {
     const path = `/batches/${seg(batchId, 'batchId')}/recipients`;
-    const recipient = validateIssue(input);
-    const body = { ...recipient, ...(options.send !== undefined ? { send: !!options.send } : {}) };
-    const res = await this.http.call({ method: 'POST', path, body, recipients: [recipient.email] });
+    const body = { ...recipient, ...(send !== undefined ? { send: !!send } : {}) };
+    const res = await this.#call({ method: 'POST', path, body, recipients: [recipient.email] });
     return readOne<Recipient>(res.body, 'recipient');
   }
 
@@ -180,20 +231,26 @@ export class CertificateServiceClient {
    * Request body (not shown in the spec; our documented default): `{recipients: [...], send?}`.
    */
   async bulkIssue(batchId: string, inputs: IssueInput[], options: { send?: boolean } = {}): Promise<ItemOutcome[]> {
-    const path = `/batches/${seg(batchId, 'batchId')}/recipients/bulk`;
+    seg(batchId, 'batchId');
     if (!Array.isArray(inputs)) throw validationError('recipients', 'must be a list of recipients');
     validateBulkSize(inputs.length);
-    const recipients = inputs.map((r, i) => validateIssue(r, `recipients[${i}].`));
+    const recipients = this.#checked(() => inputs.map((r, i) => validateIssue(r, `recipients[${i}].`)));
+    return await this.#issueBulk(batchId, recipients, options.send);
+  }
+
+  async #issueBulk(batchId: string, recipients: ValidRecipient[], send: boolean | undefined): Promise<ItemOutcome[]> {
+    const path = `/batches/${seg(batchId, 'batchId')}/recipients/bulk`;
     const emails = recipients.map((r) => r.email);
-    const body = { recipients, ...(options.send !== undefined ? { send: !!options.send } : {}) };
-    const res = await this.http.call({ method: 'POST', path, body, recipients: emails });
+    const body = { recipients, ...(send !== undefined ? { send: !!send } : {}) };
+    const res = await this.#call({ method: 'POST', path, body, recipients: emails });
     return mapBulkResponse(res.body, emails);
   }
 
   /**
    * Issues any number of certificates with as few calls as possible: items are grouped
    * per batch (and send flag), in input order, into bulk calls of at most 100. Every item
-   * ends with its recipient or its own error; invalid items are never sent. With
+   * ends with its recipient or its own error; invalid items are never sent. Each item is
+   * validated and normalised once, here, and goes to the wire as it is. With
    * `stopOnInvalid`, the first invalid item throws before any request is made.
    *
    * With `skipExisting`, each batch's recipients are read once (100 a page) before anything
@@ -202,17 +259,23 @@ export class CertificateServiceClient {
    * makes running the same list again, after a failure half-way, issue only what is missing.
    */
   async issueMany(items: IssueItem[], options: IssueManyOptions = {}): Promise<ItemOutcome[]> {
+    if (!Array.isArray(items)) throw validationError('items', 'must be a list of recipients');
+    const shared = options.data === undefined ? {} : this.#checked(() => normaliseData(options.data, 'data'));
     const outcomes: ItemOutcome[] = new Array(items.length);
+    const recipients: ValidRecipient[] = new Array(items.length);
     const groups = new Map<string, number[]>();
-    const emails: string[] = new Array(items.length);
     items.forEach((item, index) => {
       try {
         requireString(item?.batchId, 'batchId');
-        emails[index] = validateIssue(item).email.toLowerCase();
+        recipients[index] = this.#checked(() => {
+          const valid = validateIssue({ ...item, data: undefined });
+          return { ...valid, data: { ...shared, ...normaliseData(item.data, 'data') } };
+        });
       } catch (error) {
         if (!(error instanceof CertificateServiceError)) throw error;
         if (options.stopOnInvalid) {
-          throw new CertificateServiceError({ ...error.toJSON(), code: error.code, message: `Item ${index}: ${error.message}`, detail: { ...error.detail, index } });
+          const message = items.length > 1 ? `Item ${index}: ${error.message}` : error.message;
+          throw new CertificateServiceError({ ...error.toJSON(), code: error.code, message, detail: { ...error.detail, index } });
         }
         outcomes[index] = { ok: false, error };
         return;
@@ -231,7 +294,7 @@ export class CertificateServiceClient {
       const firstIndex = new Map<string, number>();
       for (const [key, indexes] of groups) {
         const kept = indexes.filter((i) => {
-          const batchEmail = JSON.stringify([items[i].batchId, emails[i]]);
+          const batchEmail = JSON.stringify([items[i].batchId, recipients[i].email.toLowerCase()]);
           const found = existing.get(batchEmail);
           if (found) outcomes[i] = { ok: true, skipped: true, recipient: found };
           else if (firstIndex.has(batchEmail)) repeats.push([i, firstIndex.get(batchEmail)!]);
@@ -245,18 +308,18 @@ export class CertificateServiceClient {
 
     for (const indexes of groups.values()) {
       const { batchId, send } = items[indexes[0]];
-      for (const part of chunk(indexes)) {
-        const inputs = part.map((i) => items[i]);
+      for (const part of chunk(indexes, options.bulk === false ? 1 : undefined)) {
+        const valid = part.map((i) => recipients[i]);
         let results: ItemOutcome[];
         try {
           // A lone item uses the documented single-issue endpoint, whose response shape is known.
           results =
             part.length === 1
-              ? [{ ok: true, recipient: await this.issueCertificate(batchId, inputs[0], { send }) }]
-              : await this.bulkIssue(batchId, inputs, { send });
+              ? [{ ok: true, recipient: await this.#issueOne(batchId, valid[0], send) }]
+              : await this.#issueBulk(batchId, valid, send);
         } catch (error) {
           if (!(error instanceof CertificateServiceError)) throw error;
-          results = failChunk(error, inputs.map((r) => String(r.email).trim()));
+          results = failChunk(error, valid.map((r) => r.email));
         }
         part.forEach((inputIndex, j) => (outcomes[inputIndex] = results[j]));
       }
@@ -266,6 +329,19 @@ export class CertificateServiceClient {
       outcomes[i] = o.ok ? { ok: true, skipped: true, recipient: o.recipient } : o;
     }
     return outcomes;
+  }
+
+  /**
+   * The certificate issued to `email` in a batch (case-insensitive), or null. The list has
+   * no email filter, so pages are read until the first match.
+   */
+  async findRecipientByEmail(batchId: string, email: string): Promise<Recipient | null> {
+    seg(batchId, 'batchId');
+    const wanted = this.#checked(() => requireEmail(email)).toLowerCase();
+    for await (const recipient of this.iterateRecipients(batchId)) {
+      if (typeof recipient?.email === 'string' && recipient.email.trim().toLowerCase() === wanted) return recipient;
+    }
+    return null;
   }
 
   /** The recipients of each batch, keyed by JSON [batchId, lower-cased email]: one paged read per batch. */
@@ -282,39 +358,39 @@ export class CertificateServiceClient {
   /** Request body (not shown in the spec; our documented default): only the fields to change. */
   async updateRecipient(batchId: string, recipientId: string, update: RecipientUpdate): Promise<Recipient> {
     const path = `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}`;
-    const body = validateUpdate(update);
-    const res = await this.http.call({ method: 'PATCH', path, body });
+    const body = this.#checked(() => validateUpdate(update));
+    const res = await this.#call({ method: 'PATCH', path, body });
     return actionResult(res.body, { id: recipientId, batchId }) as Recipient;
   }
 
   async deleteRecipient(batchId: string, recipientId: string): Promise<ActionResult> {
     const path = `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}`;
-    const { body } = await this.http.call({ method: 'DELETE', path });
+    const { body } = await this.#call({ method: 'DELETE', path });
     return actionResult(body, { id: recipientId, batchId, deleted: true });
   }
 
   async sendCertificate(batchId: string, recipientId: string): Promise<ActionResult> {
     const path = `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}/send`;
-    const { body } = await this.http.call({ method: 'POST', path });
+    const { body } = await this.#call({ method: 'POST', path });
     return actionResult(body, { id: recipientId, batchId, queued: true });
   }
 
   // --- Certificates (lookups) ---------------------------------------------
 
   async getCertificate(certificateId: string): Promise<Recipient> {
-    const { body } = await this.http.call({ method: 'GET', path: `/certificates/${seg(certificateId, 'certificateId')}` });
+    const { body } = await this.#call({ method: 'GET', path: `/certificates/${seg(certificateId, 'certificateId')}` });
     return readOne<Recipient>(body, 'certificate', 'recipient');
   }
 
   async getCertificateByToken(shareToken: string): Promise<Recipient> {
-    const { body } = await this.http.call({ method: 'GET', path: `/certificates/by-token/${seg(shareToken, 'shareToken')}` });
+    const { body } = await this.#call({ method: 'GET', path: `/certificates/by-token/${seg(shareToken, 'shareToken')}` });
     return readOne<Recipient>(body, 'certificate', 'recipient');
   }
 
   // --- Webhook subscriptions ----------------------------------------------
 
   async listSubscriptions(options: ListOptions = {}): Promise<Page<WebhookSubscription>> {
-    const { body } = await this.http.call({ method: 'GET', path: '/webhooks/subscriptions', query: { cursor: options.cursor } });
+    const { body } = await this.#call({ method: 'GET', path: '/webhooks/subscriptions', query: { cursor: options.cursor } });
     const page = readPage<unknown>(body);
     return { items: page.items.map(readSubscription), nextCursor: page.nextCursor };
   }
@@ -325,31 +401,34 @@ export class CertificateServiceClient {
 
   /** The returned `secret` is shown once: store it to verify deliveries. */
   async createSubscription(input: { url: string; events: EventType[] }): Promise<WebhookSubscription> {
-    const body = { url: validateWebhookUrl(input?.url), events: validateEvents(input?.events) };
-    const res = await this.http.call({ method: 'POST', path: '/webhooks/subscriptions', body });
-    return readSubscription(res.body);
+    const body = this.#checked(() => ({ url: validateWebhookUrl(input?.url), events: validateEvents(input?.events) }));
+    const res = await this.#call({ method: 'POST', path: '/webhooks/subscriptions', body });
+    const subscription = readSubscription(res.body);
+    this.#learnSecret(subscription.secret);
+    return subscription;
   }
 
   async getSubscription(subscriptionId: string): Promise<WebhookSubscription> {
-    const { body } = await this.http.call({ method: 'GET', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}` });
+    const { body } = await this.#call({ method: 'GET', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}` });
     return readSubscription(body);
   }
 
   async deleteSubscription(subscriptionId: string): Promise<ActionResult> {
-    const { body } = await this.http.call({ method: 'DELETE', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}` });
+    const { body } = await this.#call({ method: 'DELETE', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}` });
     return actionResult(body, { id: subscriptionId, deleted: true });
   }
 
   async testSubscription(subscriptionId: string): Promise<ActionResult> {
-    const { body } = await this.http.call({ method: 'POST', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}/test` });
+    const { body } = await this.#call({ method: 'POST', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}/test` });
     return actionResult(body, { id: subscriptionId });
   }
 
   async rotateSubscriptionSecret(subscriptionId: string): Promise<{ id: string; secret: string }> {
     const path = `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}/rotate-secret`;
-    const { body } = await this.http.call({ method: 'POST', path });
+    const { body } = await this.#call({ method: 'POST', path });
     const secret = readSecret(readOne<Record<string, unknown>>(body ?? {}, 'subscription'));
-    if (!secret) throw new CertificateServiceError({ code: 'UNKNOWN', message: 'The service rotated the secret but returned none. Re-create the subscription.' });
+    if (!secret) throw new CertificateServiceError({ code: 'UNKNOWN', phase: 'response', message: 'The service rotated the secret but returned none. Re-create the subscription.' });
+    this.#learnSecret(secret);
     return { id: subscriptionId, secret };
   }
 }

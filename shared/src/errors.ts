@@ -14,6 +14,17 @@ export const SERVICE_ERROR_CODES = [
 export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
 export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'UNKNOWN';
 export type ErrorCode = ServiceErrorCode | ClientErrorCode;
+/** A known code, or one the service sent that this version does not know (kept as sent). */
+export type AnyErrorCode = ErrorCode | (string & {});
+
+/**
+ * Where a call failed:
+ * - `validation`: the input was refused before anything was sent;
+ * - `request`: it was sent, and no reliable answer came back (network error, timeout, or a
+ *   5xx to a call that is not repeated);
+ * - `response`: the service answered with an error.
+ */
+export type ErrorPhase = 'validation' | 'request' | 'response';
 
 /** Which request failed, so an "outcome unknown" error names what may have happened. */
 export interface RequestIdentity {
@@ -24,40 +35,99 @@ export interface RequestIdentity {
 }
 
 export interface ErrorInit {
-  code: ErrorCode | string;
+  code: AnyErrorCode;
   message: string;
+  /** Defaults to `response` when a status is given, else `request`. */
+  phase?: ErrorPhase;
   status?: number;
   detail?: Record<string, unknown>;
   retryAfterSeconds?: number;
+  /** The service's `RateLimit-Limit` (requests per window) when it sent one. */
+  rateLimit?: number;
   outcomeUnknown?: boolean;
   request?: RequestIdentity;
   cause?: unknown;
+  /** Strings to take out of the message, detail, request and cause (API key, signing secrets). */
+  secrets?: ReadonlyArray<string | undefined>;
 }
+
+// --- Redaction ---------------------------------------------------------------
+// A server may echo anything back (a header, an HTML error page, the key in a message),
+// and a user may paste the key into any field. So every error is cleaned where it is
+// made: the secrets the client knows, plus the shapes secrets always have.
+const SECRET_SHAPES: Array<[RegExp, string]> = [
+  [/\bBearer\s+[A-Za-z0-9._~+/=-]+/gi, 'Bearer [redacted]'],
+  [/wh_sec_[A-Za-z0-9_-]+/g, '[redacted]'],
+];
+
+export function redact(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
+  for (const [shape, replacement] of SECRET_SHAPES) out = out.replace(shape, replacement);
+  return out;
+}
+
+function redactValue(value: unknown, secrets: ReadonlyArray<string | undefined>, depth = 0): unknown {
+  if (typeof value === 'string') return redact(value, secrets);
+  if (!value || typeof value !== 'object' || depth > 6) return typeof value === 'object' ? undefined : value;
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[redact(k, secrets)] = redactValue(v, secrets, depth + 1);
+  return out;
+}
+
+/**
+ * A cause is kept only as what helps: its name, code and (redacted) message. A host's
+ * error object (n8n's NodeApiError, an axios error) can carry the request's headers, so
+ * it is never kept as it is.
+ */
+function redactCause(cause: unknown, secrets: ReadonlyArray<string | undefined>, depth = 0): unknown {
+  if (cause instanceof CertificateServiceError) return new CertificateServiceError({ ...cause.toJSON(), code: cause.code, message: cause.message, cause: cause.cause, secrets });
+  if (!(cause instanceof Error) || depth > 4) return undefined;
+  const copy = new Error(redact(cause.message, secrets));
+  copy.name = cause.name;
+  const code = (cause as { code?: unknown }).code;
+  if (typeof code === 'string') (copy as { code?: string }).code = code;
+  const inner = redactCause((cause as { cause?: unknown }).cause, secrets, depth + 1);
+  if (inner !== undefined) (copy as { cause?: unknown }).cause = inner;
+  copy.stack = `${copy.name}: ${copy.message}`;
+  return copy;
+}
+
+// --- Hints: what to tell the user, written once for every host ----------------
+const AUTH_HINTS: Partial<Record<AnyErrorCode, string>> = {
+  MISSING_API_KEY: 'Add your API key to the connection (credential).',
+  INVALID_API_KEY: 'Check that the API key in the connection (credential) was copied completely, or create a new one under Settings → API keys in the Certificate Service web app.',
+  EXPIRED_API_KEY: 'Create a new API key under Settings → API keys in the Certificate Service web app and put it in the connection (credential).',
+};
+const DEFAULT_RATE_LIMIT = 120; // spec section 8: 120 requests per minute per API key
 
 export class CertificateServiceError extends Error {
   /** The service's stable code, or NETWORK_ERROR / TIMEOUT / UNKNOWN. */
-  readonly code: ErrorCode | string;
+  readonly code: AnyErrorCode;
+  readonly phase: ErrorPhase;
   /** HTTP status; 0 when no response arrived or the request was never sent. */
   readonly status: number;
   readonly detail: Record<string, unknown>;
   readonly retryAfterSeconds?: number;
-  /**
-   * True when a non-idempotent call (issue) may or may not have been applied:
-   * the connection broke or the server failed after the request was sent.
-   */
-  readonly outcomeUnknown: boolean;
+  readonly rateLimit?: number;
   readonly request?: RequestIdentity;
+  readonly #outcomeUnknown: boolean;
 
   constructor(init: ErrorInit) {
-    super(init.message);
+    const secrets = init.secrets ?? [];
+    super(redact(init.message, secrets));
     this.name = 'CertificateServiceError';
     this.code = init.code;
     this.status = init.status ?? 0;
-    this.detail = init.detail ?? {};
-    this.retryAfterSeconds = init.retryAfterSeconds;
-    this.outcomeUnknown = init.outcomeUnknown ?? false;
-    this.request = init.request;
-    if (init.cause !== undefined) (this as { cause?: unknown }).cause = init.cause;
+    this.phase = init.phase ?? (this.status ? 'response' : 'request');
+    this.detail = (redactValue(init.detail ?? {}, secrets) as Record<string, unknown>) ?? {};
+    if (init.retryAfterSeconds !== undefined) this.retryAfterSeconds = init.retryAfterSeconds;
+    if (init.rateLimit !== undefined) this.rateLimit = init.rateLimit;
+    this.#outcomeUnknown = init.outcomeUnknown ?? false;
+    if (init.request) this.request = redactValue(init.request, secrets) as RequestIdentity;
+    const cause = redactCause(init.cause, secrets);
+    if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
   }
 
   /** The offending input field, when the service or the validator named one. */
@@ -65,27 +135,64 @@ export class CertificateServiceError extends Error {
     return typeof this.detail.field === 'string' ? this.detail.field : undefined;
   }
 
+  /**
+   * True when a call that changes something (issue) may or may not have been applied:
+   * it was sent and no reliable answer came back. It was not repeated.
+   */
+  get outcomeUnknown(): boolean {
+    return this.#outcomeUnknown;
+  }
+
   get isAuthError(): boolean {
     return this.code === 'MISSING_API_KEY' || this.code === 'INVALID_API_KEY' || this.code === 'EXPIRED_API_KEY';
+  }
+
+  get isNotFound(): boolean {
+    return this.code === 'NOT_FOUND' || (this.phase === 'response' && (this.status === 404 || this.status === 410));
+  }
+
+  get isRateLimited(): boolean {
+    return this.code === 'RATE_LIMITED' || this.status === 429;
+  }
+
+  /** What the user should do next, or '' when the message says it all. Hosts show it as is. */
+  get hint(): string {
+    if (this.isAuthError) return AUTH_HINTS[this.code] ?? '';
+    if (this.outcomeUnknown) {
+      return 'It was not repeated, so nothing is applied twice. Check the batch before issuing again; issuing with "skip existing" on issues only what is missing.';
+    }
+    if (this.isRateLimited) {
+      const wait = this.retryAfterSeconds !== undefined ? `in ${this.retryAfterSeconds} s` : 'in a minute';
+      return `The service allows ${this.rateLimit ?? DEFAULT_RATE_LIMIT} requests per minute per API key, and the requests were already paced and retried. Try again ${wait}, or spread the work out.`;
+    }
+    return '';
   }
 
   toJSON(): Record<string, unknown> {
     return {
       code: this.code,
+      phase: this.phase,
       status: this.status,
       message: this.message,
       detail: this.detail,
       ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}),
+      ...(this.rateLimit !== undefined ? { rateLimit: this.rateLimit } : {}),
       ...(this.outcomeUnknown ? { outcomeUnknown: true } : {}),
       ...(this.request ? { request: this.request } : {}),
     };
   }
 }
 
+/** The same error with every secret in `secrets` taken out (message, detail, request, cause). */
+export function redactError(error: CertificateServiceError, secrets: ReadonlyArray<string | undefined>): CertificateServiceError {
+  return new CertificateServiceError({ ...error.toJSON(), code: error.code, message: error.message, cause: error.cause, secrets });
+}
+
 /** A bad input caught before any request is sent, naming the field. */
 export function validationError(field: string, problem: string): CertificateServiceError {
   return new CertificateServiceError({
     code: 'VALIDATION_ERROR',
+    phase: 'validation',
     message: `Invalid "${field}": ${problem}`,
     detail: { field },
   });
@@ -102,31 +209,48 @@ function codeForStatus(status: number): ErrorCode {
   return 'UNKNOWN';
 }
 
-const HINTS: Partial<Record<ErrorCode, string>> = {
-  MISSING_API_KEY: 'No API key was sent. Add the API key to the credential.',
-  INVALID_API_KEY: 'The API key is not recognized. Check it, or create a new one under the API keys settings.',
-  EXPIRED_API_KEY: 'The API key has expired. Create a new one under the API keys settings.',
+const FALLBACK_MESSAGES: Partial<Record<AnyErrorCode, string>> = {
+  MISSING_API_KEY: 'No API key was sent.',
+  INVALID_API_KEY: 'The API key is not recognized.',
+  EXPIRED_API_KEY: 'The API key has expired.',
+  RATE_LIMITED: 'Too many requests with this API key.',
 };
 
+/** A body that is not JSON (an HTML error page from a proxy, say) as one short line of text. */
+function bodyText(body: unknown, secrets: ReadonlyArray<string | undefined>): string {
+  if (typeof body !== 'string') return '';
+  // Redacted before it is cut short, so no part of a secret survives the cut.
+  const text = redact(body, secrets).replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
 /** Maps a non-2xx response (any body, even none) to a typed error. */
-export function errorFromResponse(
-  status: number,
-  body: unknown,
-  retryAfterSeconds: number | undefined,
-  request: RequestIdentity,
-): CertificateServiceError {
+export function errorFromResponse(response: {
+  status: number;
+  body: unknown;
+  retryAfterSeconds?: number;
+  rateLimit?: number;
+  request: RequestIdentity;
+  secrets: ReadonlyArray<string | undefined>;
+}): CertificateServiceError {
+  const { status, body, secrets } = response;
   const envelope = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const rawCode = typeof envelope.error === 'string' ? envelope.error : undefined;
-  const code = rawCode ?? codeForStatus(status);
-  const detail =
-    envelope.detail && typeof envelope.detail === 'object' ? (envelope.detail as Record<string, unknown>) : {};
+  const code = typeof envelope.error === 'string' ? envelope.error : codeForStatus(status);
+  const detail = envelope.detail && typeof envelope.detail === 'object' ? (envelope.detail as Record<string, unknown>) : {};
   let message = typeof envelope.message === 'string' && envelope.message ? envelope.message : undefined;
   if (!message) {
-    const text = typeof body === 'string' ? body.trim().slice(0, 200) : '';
-    message = HINTS[code as ErrorCode] ?? `The service answered HTTP ${status}${text ? `: ${text}` : ' with no error details'}.`;
+    const text = bodyText(body, secrets);
+    message = FALLBACK_MESSAGES[code] ?? `The service answered HTTP ${status}${text ? `: ${text}` : ' with no error details'}.`;
   }
-  if (code === 'RATE_LIMITED' && retryAfterSeconds !== undefined) {
-    message = `${message} (retry after ${retryAfterSeconds} s)`;
-  }
-  return new CertificateServiceError({ code, status, message, detail, retryAfterSeconds, request });
+  return new CertificateServiceError({
+    code,
+    phase: 'response',
+    status,
+    message,
+    detail,
+    retryAfterSeconds: response.retryAfterSeconds,
+    rateLimit: response.rateLimit,
+    request: response.request,
+    secrets,
+  });
 }

@@ -1,17 +1,57 @@
-// The platform-neutral core. It imports no host and no HTTP stack:
-// see standalone.ts for the fetch-based entry point.
+// The core's front door: what the connectors and SDK users build on, and nothing else.
+// It imports no host and no HTTP stack (see standalone.ts for the fetch-based entry point).
+// Internals (the requester, pagination and bulk readers, the validators) stay in their
+// modules; tests import them from there.
+
+// The client and its options.
+export {
+  CertificateServiceClient,
+  type ClientOptions,
+  type ListOptions,
+  type BatchListOptions,
+  type RecipientListOptions,
+  type IssueItem,
+  type IssueManyOptions,
+} from './client';
+export type { RetryOptions } from './request';
+export type { RateLimitState } from './rate-limit';
+export type { ItemOutcome } from './bulk';
+export { normaliseBaseUrl } from './base-url';
+export { collect, MAX_PAGE_SIZE } from './pagination';
+// The one check a host runs itself: a trigger compares the events it is set to with the
+// ones its subscription was made for, before any call.
+export { validateEvents } from './validation';
+
+// The one seam to the host's HTTP stack.
+export type { Transport, HttpRequest, HttpResponse } from './transport';
+
+// The domain.
 export * from './types';
-export * from './errors';
-export * from './transport';
-export { normaliseBaseUrl, isLoopbackHost, parseSecureUrl } from './base-url';
-export { parseRateLimit, parseRetryAfter, type RateLimitState } from './rate-limit';
-export { Requester, DEFAULT_RETRY, classifyNetworkError, redact, type RetryOptions, type RequesterOptions, type CallSpec } from './request';
-export { readPage, readOne, paginate, collect, MAX_PAGE_SIZE } from './pagination';
-export * from './validation';
-export { chunk, mapBulkResponse, failChunk, type ItemOutcome } from './bulk';
-export { CertificateServiceClient, type ClientOptions, type ListOptions, type BatchListOptions, type RecipientListOptions, type IssueItem, type IssueManyOptions } from './client';
-export { signPayload, computeSignature } from './webhooks/sign';
-export { checkSignature, checkDelivery, verifyDelivery, parseEvent, parseSignatureHeader, WebhookVerificationError, DEFAULT_TOLERANCE_SECONDS, type VerificationFailure, type VerificationResult, type SignatureResult, type VerifyOptions } from './webhooks/verify';
-export { getHeader, type HeaderBag } from './webhooks/headers';
+
+// Errors: where a call failed, what it was, and what to tell the user (`hint`).
+export {
+  CertificateServiceError,
+  validationError,
+  type AnyErrorCode,
+  type ErrorCode,
+  type ErrorPhase,
+  type ServiceErrorCode,
+  type RequestIdentity,
+} from './errors';
+
+// Webhooks: sign, verify, de-duplicate, flatten.
+export { getHeader, type HeaderBag } from './headers';
+export { signPayload } from './webhooks/sign';
+export {
+  checkSignature,
+  checkDelivery,
+  verifyDelivery,
+  WebhookVerificationError,
+  DEFAULT_TOLERANCE_SECONDS,
+  type VerificationFailure,
+  type VerificationResult,
+  type SignatureResult,
+  type VerifyOptions,
+} from './webhooks/verify';
 export { DeliveryDeduper } from './webhooks/dedupe';
 export { flattenEvent, type FlatEvent } from './webhooks/flatten';

@@ -1,4 +1,4 @@
-import { getHeader, type HeaderBag } from './webhooks/headers';
+import { getHeader, type HeaderBag } from './headers';
 
 export interface RateLimitState {
   limit?: number;

@@ -1,7 +1,7 @@
-import { CertificateServiceError, errorFromResponse, type RequestIdentity } from './errors';
+import { CertificateServiceError, errorFromResponse, redactError, type RequestIdentity } from './errors';
 import { parseRateLimit, parseRetryAfter, type RateLimitState } from './rate-limit';
 import type { HttpRequest, HttpResponse, Transport } from './transport';
-import { getHeader } from './webhooks/headers';
+import { getHeader } from './headers';
 
 export interface RetryOptions {
   /** Retries per request (429 for any method; network errors and 5xx for GET/DELETE only). */
@@ -74,12 +74,6 @@ export function classifyNetworkError(error: unknown): 'TIMEOUT' | 'NETWORK_ERROR
   return undefined;
 }
 
-export function redact(text: string, secrets: Array<string | undefined>): string {
-  let out = text;
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
-  return out;
-}
-
 function parseBody(body: unknown): unknown {
   if (typeof body !== 'string') return body ?? null;
   if (!body.trim()) return null;
@@ -100,12 +94,15 @@ export class Requester {
   private readonly retry: RetryOptions;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
+  /** Never to appear in an error: the API key, the host's secrets, signing secrets seen in responses. */
+  readonly secrets: string[];
 
   constructor(private readonly options: RequesterOptions) {
     this.baseUrl = options.baseUrl;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.sleep = options.sleep;
     this.now = options.now ?? Date.now;
+    this.secrets = [options.apiKey, ...(options.secrets ?? [])].filter((s): s is string => typeof s === 'string' && s.length > 0);
   }
 
   url(path: string, query?: CallSpec['query']): string {
@@ -171,9 +168,9 @@ export class Requester {
           continue;
         }
       }
-      const error = errorFromResponse(response.status, body, retryAfter, identity);
+      const error = errorFromResponse({ status: response.status, body, retryAfterSeconds: retryAfter, rateLimit: limits.limit, request: identity, secrets: this.secrets });
       if (response.status >= 500 && !idempotent) throw this.unknownOutcome(error, identity);
-      throw this.clean(error);
+      throw error;
     }
   }
 
@@ -192,37 +189,35 @@ export class Requester {
     const reason = cause instanceof Error ? ` (${cause.message})` : '';
     const error = new CertificateServiceError({
       code: kind,
+      phase: 'request',
       message: `${identity.method} ${identity.path} ${what}${reason}.`,
       request: identity,
       cause,
+      secrets: this.secrets,
     });
-    return idempotent ? this.clean(error) : this.unknownOutcome(error, identity);
+    return idempotent ? error : this.unknownOutcome(error, identity);
   }
 
   private unknownOutcome(error: CertificateServiceError, identity: RequestIdentity): CertificateServiceError {
     const who = identity.recipients?.length
       ? ` for ${identity.recipients.length === 1 ? identity.recipients[0] : `${identity.recipients.length} recipients (${identity.recipients[0]} …)`}`
       : '';
-    return this.clean(
-      new CertificateServiceError({
-        code: error.code,
-        status: error.status,
-        detail: error.detail,
-        request: identity,
-        outcomeUnknown: true,
-        cause: error,
-        message:
-          `Outcome unknown: ${identity.method} ${identity.path}${who} was sent but no reliable answer came back (${error.message}). ` +
-          'It was not retried, so nothing is applied twice. Check the service before sending it again.',
-      }),
-    );
+    // The advice (not repeated, check before re-running) is the error's `hint`, written once.
+    return new CertificateServiceError({
+      code: error.code,
+      phase: 'request',
+      status: error.status,
+      detail: error.detail,
+      request: identity,
+      outcomeUnknown: true,
+      cause: error,
+      secrets: this.secrets,
+      message: `Outcome unknown: ${identity.method} ${identity.path}${who} was sent but no reliable answer came back (${error.message}).`,
+    });
   }
 
-  /** Error messages never carry the API key or other secrets. */
-  private clean(error: CertificateServiceError): CertificateServiceError {
-    const secrets = [this.options.apiKey, ...(this.options.secrets ?? [])];
-    const message = redact(error.message, secrets);
-    if (message === error.message) return error;
-    return new CertificateServiceError({ ...error.toJSON(), code: error.code, message, cause: error });
+  /** The same error with every secret this requester knows taken out (for errors made outside it). */
+  redact(error: CertificateServiceError): CertificateServiceError {
+    return redactError(error, this.secrets);
   }
 }

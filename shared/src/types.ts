@@ -77,13 +77,15 @@ export interface WebhookEvent<T extends EventType = EventType> {
 export interface IssueInput {
   name: string;
   email: string;
-  data?: Record<string, unknown>;
+  /** Certificate variables: an object, or its JSON text. Values are sent as strings. */
+  data?: Record<string, unknown> | string;
 }
 
 export interface RecipientUpdate {
   name?: string;
   email?: string;
-  data?: Record<string, unknown>;
+  /** Certificate variables: an object, or its JSON text. Values are sent as strings. */
+  data?: Record<string, unknown> | string;
 }
 
 export interface Page<T> {

@@ -12,7 +12,7 @@
 //                at this server's speed no client can send them faster one after another.
 // It counts as lost only what the client adds: waiting past a window's reset, and time
 // between calls spent outside HTTP.
-import { readPage } from '@certificate-service/sdk/core';
+import { readPage } from '../../shared/src/pagination';
 import { createClient } from '@certificate-service/sdk';
 import { type Credentials } from '../n8n/fake-context';
 import { createSandbox } from '../sandbox';

@@ -1,4 +1,4 @@
-import { chunk, mapBulkResponse } from '@certificate-service/sdk/core';
+import { chunk, mapBulkResponse } from '../../shared/src/bulk';
 import { recipient } from './helpers';
 import { reply, scripted } from './scripted';
 

@@ -1,5 +1,6 @@
 import nock from 'nock';
-import { CertificateServiceError, SERVICE_ERROR_CODES } from '@certificate-service/sdk/core';
+import { CertificateServiceError } from '@certificate-service/sdk/core';
+import { SERVICE_ERROR_CODES } from '../../shared/src/errors';
 import { BASE, KEY, makeClient } from './helpers';
 
 beforeAll(() => nock.disableNetConnect());

@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { collect, readPage } from '@certificate-service/sdk/core';
+import { collect, readPage } from '../../shared/src/pagination';
 import { BASE, makeClient } from './helpers';
 
 beforeAll(() => nock.disableNetConnect());

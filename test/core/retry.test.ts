@@ -93,7 +93,7 @@ test('paces proactively: waits for the window reset when RateLimit-Remaining is 
   expect(s.sleeps).toEqual([]);
   await s.client.getBatch('b1');
   expect(s.sleeps).toEqual([12000]);
-  expect(s.client.http.rate).toMatchObject({ limit: 120, remaining: 119 });
+  expect(s.client.rateLimit).toMatchObject({ limit: 120, remaining: 119 });
 });
 
 test('a host error that is not a network failure passes through unchanged', async () => {

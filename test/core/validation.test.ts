@@ -1,4 +1,5 @@
-import { CertificateServiceError, normaliseBaseUrl, normaliseData } from '@certificate-service/sdk/core';
+import { CertificateServiceError, normaliseBaseUrl } from '@certificate-service/sdk/core';
+import { normaliseData } from '../../shared/src/validation';
 import { scripted } from './scripted';
 
 // Bad input is refused before any request: the scripted transport has no steps,

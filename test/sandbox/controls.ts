@@ -5,7 +5,6 @@ import { resetContext, type SandboxContext } from './context';
 import type { CountersSnapshot } from './counters';
 import { ApiError, notFound, validationError } from './errors';
 import type { FaultInfo, FaultSpec } from './faults';
-import { recordView, type ViewerInfo } from './routes/viewer';
 import { createWorkspaceRecord } from './seed';
 import {
   BULK_RESPONSE_SHAPES,
@@ -15,6 +14,7 @@ import {
   LIST_SHAPES,
   type ListShape,
 } from './types';
+import { recordView, type ViewerInfo } from './viewing';
 
 export const MAX_ACTIVE_KEYS = 10;
 

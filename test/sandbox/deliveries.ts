@@ -3,10 +3,9 @@
 // 1 m, 5 m, 30 m, 2 h, 12 h, 24 h (times timeScale), 7 attempts in all; 410 unsubscribes.
 import http from 'node:http';
 import https from 'node:https';
-import type { EventType } from '@certificate-service/sdk/core';
-import { signPayload } from '../../shared/src/webhooks/sign';
+import { signPayload, type EventType } from '@certificate-service/sdk/core';
+import { pushBounded } from './bounded-log';
 import type { Counters } from './counters';
-import { pushBounded } from './events';
 import type { Ids } from './ids';
 import type { Store, SubscriptionRecord } from './store';
 import type { Timers } from './timers';

@@ -1,22 +1,14 @@
 // Builds event envelopes (spec section 6) and hands one delivery per matching
 // subscription to the delivery engine. Emitting never waits for a delivery.
-import type { EventType, Recipient, Viewer } from '@certificate-service/sdk/core';
+import type { EventType, Recipient, WebhookEvent } from '@certificate-service/sdk/core';
+import { pushBounded } from './bounded-log';
 import type { Deliveries } from './deliveries';
 import type { Ids } from './ids';
 import type { Store } from './store';
 import type { EventLogEntry } from './types';
 
-export interface EventExtras {
-  error?: string;
-  viewer?: Viewer;
-}
-
-export interface Envelope {
-  id: string;
-  type: EventType;
-  createdAt: string;
-  data: Recipient & EventExtras;
-}
+/** What an event adds to the recipient (spec section 6): the core's envelope type says which. */
+export type EventExtras = Pick<WebhookEvent['data'], 'error' | 'viewer'>;
 
 export class Events {
   readonly log: EventLogEntry[] = [];
@@ -28,12 +20,12 @@ export class Events {
     private readonly maxLog: number,
   ) {}
 
-  envelope(type: EventType, recipient: Recipient, extras: EventExtras = {}): Envelope {
+  envelope(type: EventType, recipient: Recipient, extras: EventExtras = {}): WebhookEvent {
     // The spread copies the recipient now, so later changes do not leak into this event.
     return { id: this.ids.id('whe_'), type, createdAt: new Date().toISOString(), data: { ...recipient, ...extras } };
   }
 
-  emit(workspaceId: string, type: EventType, recipient: Recipient, extras: EventExtras = {}): Envelope {
+  emit(workspaceId: string, type: EventType, recipient: Recipient, extras: EventExtras = {}): WebhookEvent {
     const event = this.envelope(type, recipient, extras);
     const ws = this.store.workspaces.get(workspaceId);
     const subs = ws ? ws.subscriptions.filter((s) => s.events.includes(type)) : [];
@@ -49,10 +41,4 @@ export class Events {
     );
     return event;
   }
-}
-
-/** Appends and trims the oldest entries in chunks, so a full log stays O(1) amortised. */
-export function pushBounded<T>(log: T[], item: T, max: number): void {
-  log.push(item);
-  if (log.length > max + Math.ceil(max / 10)) log.splice(0, log.length - max);
 }

@@ -18,7 +18,7 @@ function clearState(state: IDataObject): void {
 }
 
 function isNotFound(error: unknown): boolean {
-	return error instanceof CertificateServiceError && (error.code === 'NOT_FOUND' || error.status === 404);
+	return error instanceof CertificateServiceError && error.isNotFound;
 }
 
 async function client(context: IHookFunctions): Promise<CertificateServiceClient> {

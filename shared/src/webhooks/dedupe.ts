@@ -8,6 +8,10 @@ export class DeliveryDeduper {
     private readonly maxSize = 1000,
     initial: Iterable<string> = [],
   ) {
+    // 0 or NaN would remember nothing (every copy of a delivery would pass), so it is refused.
+    if (typeof maxSize !== 'number' || !Number.isInteger(maxSize) || maxSize < 1) {
+      throw new RangeError(`DeliveryDeduper: maxSize must be a whole number of at least 1 (got ${String(maxSize)}).`);
+    }
     for (const id of initial) this.remember(id);
   }
 

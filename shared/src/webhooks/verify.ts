@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'crypto';
 import { EVENT_TYPES, type WebhookEvent } from '../types';
-import { getHeader, type HeaderBag } from './headers';
+import { getHeader, type HeaderBag } from '../headers';
 import { computeSignature } from './sign';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -15,7 +15,8 @@ export type VerificationFailure =
   | 'TIMESTAMP_TOO_NEW'
   | 'NO_MATCHING_SIGNATURE'
   | 'NO_SECRET'
-  | 'INVALID_PAYLOAD';
+  | 'INVALID_PAYLOAD'
+  | 'INVALID_OPTIONS';
 
 export interface VerifyOptions {
   toleranceSeconds?: number;
@@ -40,10 +41,35 @@ const MESSAGES: Record<VerificationFailure, string> = {
     'No signature matches. Check the signing secret, and that the raw, unparsed body is used.',
   NO_SECRET: 'No signing secret is stored for this subscription. Re-create the subscription.',
   INVALID_PAYLOAD: 'The signed body is not a valid delivery envelope.',
+  INVALID_OPTIONS: 'The verification options are not valid.',
 };
 
-function fail(reason: VerificationFailure): { ok: false; reason: VerificationFailure; message: string } {
-  return { ok: false, reason, message: MESSAGES[reason] };
+type Failure = { ok: false; reason: VerificationFailure; message: string };
+
+function fail(reason: VerificationFailure, message = MESSAGES[reason]): Failure {
+  return { ok: false, reason, message };
+}
+
+/**
+ * The replay window and the clock, checked: a NaN or a text here would make every age
+ * comparison false and so accept a delivery of any age. That is refused, never ignored.
+ */
+function readWindow(options: VerifyOptions | null | undefined): { toleranceSeconds: number; nowMs: number } | Failure {
+  const { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now } = options ?? {};
+  if (typeof toleranceSeconds !== 'number' || !Number.isFinite(toleranceSeconds) || toleranceSeconds < 0) {
+    return fail('INVALID_OPTIONS', `toleranceSeconds must be a finite number of seconds, 0 or more (got ${describe(toleranceSeconds)}).`);
+  }
+  const nowMs = now === undefined ? Date.now() : now instanceof Date ? now.getTime() : typeof now === 'number' ? now : NaN;
+  if (!Number.isFinite(nowMs)) {
+    return fail('INVALID_OPTIONS', `now must be a valid Date or epoch milliseconds (got ${now instanceof Date ? 'an Invalid Date' : describe(now)}).`);
+  }
+  return { toleranceSeconds, nowMs };
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return `the text "${value.slice(0, 40)}"`;
+  if (typeof value === 'number') return String(value);
+  return typeof value;
 }
 
 /** Parses `t=<n>,v1=<hex>[,v1=<hex>...]`; other schemes are ignored, as receivers should. */
@@ -70,10 +96,27 @@ export type SignatureResult = { ok: true; timestamp: number } | { ok: false; rea
  */
 export function checkSignature(
   rawBody: unknown,
-  headers: HeaderBag | undefined,
+  headers: HeaderBag | null | undefined,
   secrets: string | Array<string | undefined | null>,
-  options: VerifyOptions = {},
+  options?: VerifyOptions | null,
 ): SignatureResult {
+  try {
+    return signatureSteps(rawBody, headers, secrets, options);
+  } catch {
+    // Every step guards its input; this is the promise that a hostile value (a Proxy, a
+    // getter that throws) still ends as a refusal, never as an exception in the receiver.
+    return fail('MALFORMED_SIGNATURE');
+  }
+}
+
+function signatureSteps(
+  rawBody: unknown,
+  headers: HeaderBag | null | undefined,
+  secrets: string | Array<string | undefined | null>,
+  options: VerifyOptions | null | undefined,
+): SignatureResult {
+  const window = readWindow(options);
+  if ('ok' in window) return window;
   if (rawBody === undefined || rawBody === null || rawBody === '') return fail('MISSING_BODY');
   if (typeof rawBody !== 'string' && !Buffer.isBuffer(rawBody)) return fail('NOT_RAW_BODY');
   const keys = (Array.isArray(secrets) ? secrets : [secrets]).filter(
@@ -89,9 +132,8 @@ export function checkSignature(
   const tsHeader = getHeader(headers, 'X-Service-Timestamp');
   if (tsHeader !== undefined && tsHeader.trim() !== String(parsed.t)) return fail('TIMESTAMP_MISMATCH');
 
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  const nowMs = options.now === undefined ? Date.now() : +options.now;
-  const age = Math.floor(nowMs / 1000) - parsed.t;
+  const tolerance = window.toleranceSeconds;
+  const age = Math.floor(window.nowMs / 1000) - parsed.t;
   if (age > tolerance) return fail('TIMESTAMP_TOO_OLD');
   if (age < -tolerance) return fail('TIMESTAMP_TOO_NEW');
 
@@ -109,9 +151,9 @@ export function checkSignature(
 /** {@link checkSignature}, then the signed bytes parsed into an event envelope. Never throws. */
 export function checkDelivery(
   rawBody: unknown,
-  headers: HeaderBag | undefined,
+  headers: HeaderBag | null | undefined,
   secrets: string | Array<string | undefined | null>,
-  options: VerifyOptions = {},
+  options?: VerifyOptions | null,
 ): VerificationResult {
   const signature = checkSignature(rawBody, headers, secrets, options);
   if (!signature.ok) return signature;
@@ -147,9 +189,9 @@ export class WebhookVerificationError extends Error {
 /** Throwing form of {@link checkDelivery}: returns the verified event. */
 export function verifyDelivery(
   rawBody: unknown,
-  headers: HeaderBag | undefined,
+  headers: HeaderBag | null | undefined,
   secrets: string | Array<string | undefined | null>,
-  options: VerifyOptions = {},
+  options?: VerifyOptions | null,
 ): WebhookEvent {
   const result = checkDelivery(rawBody, headers, secrets, options);
   if (!result.ok) throw new WebhookVerificationError(result.reason, result.message);

@@ -1,24 +1,10 @@
-// The public certificate viewer, GET /v/<shareToken>: no auth, no rate limit. The first
-// view of a recipient fires certificate.viewed, never again.
+// The public certificate viewer, GET /v/<shareToken>: no auth, no rate limit. The view
+// itself (and its certificate.viewed event) is domain logic, in viewing.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Recipient, Viewer } from '@certificate-service/sdk/core';
+import type { Recipient } from '@certificate-service/sdk/core';
 import type { SandboxContext } from '../context';
 import { escapeHtml, sendHtml } from '../http-io';
-
-export type ViewerInfo = Omit<Viewer, 'viewedAt'>;
-
-/** The view itself, shared by the HTTP page and controls.viewCertificate(). */
-export function recordView(sb: SandboxContext, shareToken: string, info: ViewerInfo): Recipient | null {
-  const rec = sb.store.byShareToken.get(shareToken);
-  if (!rec) return null;
-  sb.counters.views++;
-  if (!rec.viewed) {
-    rec.viewed = true;
-    const viewer: Viewer = { viewedAt: new Date().toISOString(), ...info };
-    sb.events.emit(rec.workspaceId, 'certificate.viewed', rec.recipient, { viewer });
-  }
-  return rec.recipient;
-}
+import { recordView } from '../viewing';
 
 function page(r: Recipient): string {
   const row = (k: string, v: string) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`;

@@ -17,17 +17,34 @@ export default defineCreate({
       { ...emailField, required: true },
       dataField,
       sendField,
+      {
+        key: 'skip_existing',
+        label: 'Skip If Already Issued in This Batch',
+        type: 'boolean',
+        default: 'false',
+        helpText:
+          'Choose **True** to return the certificate this email (ignoring letter case) already has in the batch instead of issuing a second one. It reads the whole batch on every Zap run, so for one certificate per trigger prefer **Find or Issue Certificate**, which looks the email up first.',
+      },
     ],
     perform: withClient(async (client, _z, bundle) => {
-      const { batch_id, name, email, data, send } = bundle.inputData;
+      const { batch_id, name, email, data, send, skip_existing } = bundle.inputData;
+      const item = {
+        batchId: text(batch_id) ?? '',
+        name: text(name) ?? '',
+        email: text(email) ?? '',
+        data: dict(data) as Record<string, unknown> | undefined,
+        send: flag(send) ?? false,
+      };
       // Not retried if the answer is lost: the core reports "outcome unknown" instead of issuing twice.
-      return client.issueCertificate(
-        text(batch_id) ?? '',
-        { name: text(name) ?? '', email: text(email) ?? '', data: dict(data) as Record<string, unknown> | undefined },
-        { send: flag(send) ?? false },
-      );
+      if (flag(skip_existing) !== true) {
+        const { batchId, send, ...recipient } = item;
+        return { ...(await client.issueCertificate(batchId, recipient, { send })), skipped: false };
+      }
+      const [outcome] = await client.issueMany([item], { skipExisting: true, stopOnInvalid: true });
+      if (!outcome.ok) throw outcome.error;
+      return { ...outcome.recipient, skipped: outcome.skipped === true };
     }),
-    sample: SAMPLE_RECIPIENT,
-    outputFields: RECIPIENT_OUTPUT_FIELDS,
+    sample: { ...SAMPLE_RECIPIENT, skipped: false },
+    outputFields: [...RECIPIENT_OUTPUT_FIELDS, { key: 'skipped', label: 'Skipped (Already Issued)', type: 'boolean' }],
   },
 });

@@ -1,24 +1,21 @@
 import { defineCreate } from 'zapier-platform-core';
-import {
-  CertificateServiceError,
-  normaliseData,
-  validationError,
-  type IssueItem,
-  type ItemOutcome,
-} from '@certificate-service/sdk/core';
+import { CertificateServiceError, validationError, type IssueItem, type ItemOutcome } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { batchField, dataField, dict, flag, sendField, text } from '../lib/inputs';
 
 /**
- * Issues a certificate per line item. The core's issueMany validates every line, groups
- * them into bulk calls of at most 100 and reports each line's recipient or error. The
- * step returns ONE result: totals for filters and paths, and `results`, a line-item list
- * in input order with the same keys on every line, so each mapped column lines up.
+ * Issues a certificate per line item. The core's issueMany validates and normalises every
+ * line once (with the shared variables merged in), skips emails the batch already has
+ * when asked, groups the rest into bulk calls of at most 100 and reports each line's
+ * recipient or error. The step returns ONE result: totals for filters and paths, and
+ * `results`, a line-item list in input order with the same keys on every line, so each
+ * mapped column lines up.
  */
 
 export interface LineResult {
   line: number;
-  status: 'issued' | 'failed';
+  /** skipped: the batch already had a certificate for this email; it is returned, not issued again. */
+  status: 'issued' | 'skipped' | 'failed';
   name: string;
   email: string;
   recipientId: string;
@@ -33,21 +30,11 @@ export interface LineResult {
 
 const MAX_SUMMARY_ERRORS = 5;
 
-/** Shared variables, overridden by the line's own (JSON text or object). */
-function lineData(shared: Record<string, string>, raw: unknown): unknown {
-  if (dict(raw) === undefined) return shared;
-  try {
-    return { ...shared, ...normaliseData(raw) };
-  } catch {
-    return raw; // left as is, so the core reports this line as invalid (and sends nothing for it)
-  }
-}
-
 function row(index: number, line: Record<string, unknown>, outcome: ItemOutcome): LineResult {
   const base = { line: index + 1, errorCode: '', errorMessage: '', outcomeUnknown: false };
   if (outcome.ok) {
     const r = outcome.recipient;
-    return { ...base, status: 'issued', name: r.name, email: r.email, recipientId: r.id, certificateId: r.certificateId, shareToken: r.shareToken, certUrl: r.certUrl };
+    return { ...base, status: outcome.skipped ? 'skipped' : 'issued', name: r.name, email: r.email, recipientId: r.id, certificateId: r.certificateId, shareToken: r.shareToken, certUrl: r.certUrl };
   }
   return {
     ...base,
@@ -103,28 +90,40 @@ export default defineCreate({
         helpText: 'Variables that are the same on every certificate, such as `course`. A line\'s own variables take precedence.',
       },
       { ...sendField, helpText: 'Choose **True** to email every certificate right away.' },
+      {
+        key: 'skip_existing',
+        label: 'Skip Recipients Already Issued in This Batch',
+        type: 'boolean',
+        default: 'true',
+        helpText:
+          'With **True** (the default), a line whose email (ignoring letter case) already has a certificate in the batch, or appears on an earlier line, is not issued again: it comes back with status `skipped` and the existing certificate. The batch is read once per run. So replaying this step after a failure issues only what is missing.',
+      },
     ],
     perform: withClient(async (client, _z, bundle) => {
-      const { batch_id, recipients, data, send } = bundle.inputData;
+      const { batch_id, recipients, data, send, skip_existing } = bundle.inputData;
       const lines = (Array.isArray(recipients) ? recipients : []) as Array<Record<string, unknown>>;
       if (lines.length === 0) throw validationError('recipients', 'add at least one line with a name and an email');
       const batchId = text(batch_id) ?? '';
-      const shared = normaliseData(dict(data), 'data');
       const sendNow = flag(send) ?? false;
 
+      // Values go to the core as given: it checks and normalises each one once, on the way out.
       const items: IssueItem[] = lines.map((line) => ({
         batchId,
         send: sendNow,
         name: text(line.name) ?? '',
         email: text(line.email) ?? '',
-        data: lineData(shared, line.data_json) as Record<string, unknown>,
+        data: dict(line.data_json) as IssueItem['data'],
       }));
-      const outcomes = await client.issueMany(items);
+      const outcomes = await client.issueMany(items, {
+        data: dict(data) as IssueItem['data'],
+        skipExisting: flag(skip_existing) ?? true,
+      });
       const results = outcomes.map((outcome, i) => row(i, lines[i], outcome));
       const issued = results.filter((r) => r.status === 'issued');
+      const skipped = results.filter((r) => r.status === 'skipped');
       const failed = results.filter((r) => r.status === 'failed');
 
-      if (issued.length === 0) {
+      if (issued.length + skipped.length === 0) {
         // Nothing was issued: fail the step with the most telling error. A whole-call
         // problem (auth, rate limit, quota, archived batch) beats a bad line, so Zapier
         // reacts to it properly (reconnect, retry later). Retrying is then safe unless
@@ -142,6 +141,7 @@ export default defineCreate({
         batchId,
         total: results.length,
         issuedCount: issued.length,
+        skippedCount: skipped.length,
         failedCount: failed.length,
         outcomeUnknownCount: failed.filter((r) => r.outcomeUnknown).length,
         issuedCertificateIds: issued.map((r) => r.certificateId),
@@ -154,6 +154,7 @@ export default defineCreate({
       batchId: 'batch_3xy9w2',
       total: 2,
       issuedCount: 1,
+      skippedCount: 0,
       failedCount: 1,
       outcomeUnknownCount: 0,
       issuedCertificateIds: ['CERT-2025-000123-4567'],
@@ -192,6 +193,7 @@ export default defineCreate({
       { key: 'batchId', label: 'Batch ID', type: 'string' },
       { key: 'total', label: 'Lines', type: 'integer' },
       { key: 'issuedCount', label: 'Issued Count', type: 'integer' },
+      { key: 'skippedCount', label: 'Skipped Count (Already Issued)', type: 'integer' },
       { key: 'failedCount', label: 'Failed Count', type: 'integer' },
       { key: 'outcomeUnknownCount', label: 'Outcome Unknown Count', type: 'integer' },
       { key: 'issuedCertificateIds', label: 'Issued Certificate IDs', type: 'string', list: true },

@@ -20,15 +20,6 @@ export interface ErrorContext {
   authTest?: boolean;
 }
 
-/** Where users create keys (spec section 5): the web app's API keys settings. */
-export const API_KEYS_HELP = 'Create a new key under Settings → API keys in the Certificate Service web app, then reconnect.';
-
-const AUTH_MESSAGES: Record<string, string> = {
-  MISSING_API_KEY: 'No API key was sent (MISSING_API_KEY). Enter your API key in the connection.',
-  INVALID_API_KEY: 'The API key was not recognized (INVALID_API_KEY). Check that it was copied completely, or create a new one.',
-  EXPIRED_API_KEY: 'The API key has expired (EXPIRED_API_KEY).',
-};
-
 /** Codes that describe the input or the state of a resource, not a broken integration. */
 const HALT_CODES = new Set(['VALIDATION_ERROR', 'NOT_FOUND', 'CONFLICT', 'BATCH_ARCHIVED']);
 
@@ -67,40 +58,39 @@ export function fieldLabel(field: string): string {
   return rest.length ? `${label} (${rest.join('.')})` : label;
 }
 
-/** The message, plus which input field to fix when the core or the service named one. */
-function withField(error: CertificateServiceError): string {
-  const field = error.field;
-  if (!field) return error.message;
-  return `${error.message.replace(/[.\s]*$/, '')}. Check the ${fieldLabel(field)} field.`;
+/**
+ * What the user reads: the core's message, the Zapier field to fix when one is named, the
+ * code of an auth failure, and the core's hint (written once, in the core).
+ */
+function userText(error: CertificateServiceError): string {
+  let text = error.message;
+  if (error.field) text = `${text.replace(/[.\s]*$/, '')}. Check the ${fieldLabel(error.field)} field.`;
+  if (error.isAuthError) text = `${text} (${error.code})`;
+  return error.hint ? `${text} ${error.hint}` : text;
 }
 
-export function authMessage(error: CertificateServiceError): string {
-  return `${AUTH_MESSAGES[error.code] ?? error.message} ${API_KEYS_HELP}`;
-}
+type Rule = [when: (error: CertificateServiceError, context: ErrorContext) => boolean, make: (z: ZObject, error: CertificateServiceError, text: string) => Error];
+
+/** The one mapping: the first row whose condition holds makes the Zapier error. */
+const RULES: Rule[] = [
+  [(e, c) => e.isAuthError && c.authTest === true, (z, e, text) => new z.errors.Error(text, String(e.code), 401)],
+  [(e) => e.isAuthError, (z, _e, text) => new z.errors.ExpiredAuthError(text)],
+  // An issue call whose outcome is unknown must not be retried automatically: it could
+  // issue (and bill) the certificate twice. The user checks and replays it by hand.
+  [(e) => e.outcomeUnknown, (z, e, text) => new z.errors.Error(text, String(e.code), e.status || undefined)],
+  [(e) => e.isRateLimited, (z, e, text) => new z.errors.ThrottledError(text, throttleDelay(e.retryAfterSeconds))],
+  [(e, c) => !c.authTest && (e.phase === 'validation' || HALT_CODES.has(e.code)), (z, _e, text) => new z.errors.HaltedError(text)],
+  [() => true, (z, e, text) => new z.errors.Error(text, String(e.code), e.status || undefined)],
+];
 
 /** Maps any error thrown while running an operation; errors that are not the core's pass through. */
 export function toZapierError(z: ZObject, error: unknown, context: ErrorContext = {}): Error {
   if (!(error instanceof CertificateServiceError)) return error instanceof Error ? error : new Error(String(error));
-  const status = error.status || undefined;
-
-  if (error.isAuthError) {
-    const message = authMessage(error);
-    return context.authTest ? new z.errors.Error(message, error.code, 401) : new z.errors.ExpiredAuthError(message);
-  }
-  // An issue call whose outcome is unknown must not be retried automatically: it could
-  // issue (and bill) the certificate twice. The user checks and replays it by hand.
-  if (error.outcomeUnknown) return new z.errors.Error(error.message, error.code, status);
-  if (error.code === 'RATE_LIMITED') {
-    return new z.errors.ThrottledError(
-      `The Certificate Service rate limit was reached (120 requests per minute per API key). ${error.message}`,
-      throttleDelay(error.retryAfterSeconds),
-    );
-  }
-  if (HALT_CODES.has(error.code) && !context.authTest) return new z.errors.HaltedError(withField(error));
-  return new z.errors.Error(withField(error), error.code, status);
+  const [, make] = RULES.find(([when]) => when(error, context))!;
+  return make(z, error, userText(error));
 }
 
-/** True for the core's NOT_FOUND (a 404, or 410): searches turn it into "nothing found". */
+/** True for the core's not-found (a 404 or 410): searches turn it into "nothing found". */
 export function isNotFound(error: unknown): boolean {
-  return error instanceof CertificateServiceError && error.code === 'NOT_FOUND';
+  return error instanceof CertificateServiceError && error.isNotFound;
 }

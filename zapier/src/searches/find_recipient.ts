@@ -1,5 +1,4 @@
 import { defineSearch } from 'zapier-platform-core';
-import { requireEmail, requireString } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { isNotFound } from '../lib/errors';
 import { batchField, emailField, text } from '../lib/inputs';
@@ -18,18 +17,13 @@ export default defineSearch({
       { ...emailField, required: true, helpText: 'The recipient\'s email address. Letter case is ignored.' },
     ],
     perform: withClient(async (client, _z, bundle) => {
-      const batchId = requireString(text(bundle.inputData.batch_id), 'batchId');
-      const email = requireEmail(text(bundle.inputData.email)).toLowerCase();
-      // The recipient list has no email filter, so pages are read until the first match.
       try {
-        for await (const recipient of client.iterateRecipients(batchId)) {
-          if (String(recipient.email).toLowerCase() === email) return [recipient];
-        }
+        const recipient = await client.findRecipientByEmail(text(bundle.inputData.batch_id) ?? '', text(bundle.inputData.email) ?? '');
+        return recipient ? [recipient] : [];
       } catch (error) {
         if (isNotFound(error)) return []; // no such batch: nothing found
         throw error;
       }
-      return [];
     }),
     sample: SAMPLE_RECIPIENT,
     outputFields: RECIPIENT_OUTPUT_FIELDS,

@@ -2,78 +2,60 @@ import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { CertificateServiceError } from '@certificate-service/sdk/core';
+import type { ErrorPhase } from '@certificate-service/sdk/core';
+
+type NodeError = NodeApiError | NodeOperationError;
 
 /**
- * The one place service errors become n8n errors:
- * - input rejected by the core's validation before anything was sent → NodeOperationError
- * - an answer from the service, or no answer at all → NodeApiError with the service's code
- * - an n8n error (missing credential, ...) is kept as it is.
+ * The one table from the core's error to n8n's, by where the call failed. The core says
+ * what happened (`message`) and what to do next (`hint`); nothing is rephrased here.
+ * - validation: refused before anything was sent → NodeOperationError naming the field;
+ * - request (no reliable answer) and response (the service's answer) → NodeApiError with
+ *   the service's code and HTTP status.
  */
-export function toNodeError(
-	node: INode,
-	error: unknown,
-	itemIndex?: number,
-	options: { sent?: boolean } = {},
-): NodeApiError | NodeOperationError {
+const BY_PHASE: Record<ErrorPhase, (node: INode, error: CertificateServiceError, itemIndex?: number) => NodeError> = {
+	validation: (node, error, itemIndex) =>
+		new NodeOperationError(node, error.message, {
+			itemIndex,
+			description: `${error.field ? `Check the "${error.field}" value. ` : ''}Nothing was sent to the service.`,
+		}),
+	request: apiError,
+	response: apiError,
+};
+
+function apiError(node: INode, error: CertificateServiceError, itemIndex?: number): NodeApiError {
+	const facts = `Service error code ${error.code}${error.status ? ` (HTTP ${error.status})` : ''}.${error.field ? ` Field: ${error.field}.` : ''}`;
+	const nodeError = new NodeApiError(node, error.toJSON() as JsonObject, {
+		message: error.message,
+		description: error.hint ? `${facts} ${error.hint}` : facts,
+		httpCode: error.status ? String(error.status) : undefined,
+		itemIndex,
+	});
+	// NodeApiError swaps messages that mention socket codes (ECONNRESET, ...) for a generic
+	// text; ours already says what happened.
+	nodeError.message = error.message;
+	return nodeError;
+}
+
+/** Any error of an operation as an n8n error; n8n's own errors (missing credential, ...) are kept. */
+export function toNodeError(node: INode, error: unknown, itemIndex?: number): NodeError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (itemIndex !== undefined && error.context.itemIndex === undefined) {
 			error.context.itemIndex = itemIndex;
 		}
 		return error;
 	}
-
-	if (error instanceof CertificateServiceError) {
-		// A per-item error inside a bulk response also has no HTTP status of its own; the
-		// caller says `sent` for those, so they are reported as the service's answer.
-		const neverSent = !options.sent && error.status === 0 && error.code === 'VALIDATION_ERROR';
-		if (neverSent) {
-			return new NodeOperationError(node, error.message, {
-				itemIndex,
-				description: error.field
-					? `Check the "${error.field}" value. Nothing was sent to the service.`
-					: 'Nothing was sent to the service.',
-			});
-		}
-		const apiError = new NodeApiError(node, error.toJSON() as JsonObject, {
-			message: error.message,
-			description: describe(error),
-			httpCode: error.status ? String(error.status) : undefined,
-			itemIndex,
-		});
-		// NodeApiError swaps messages that mention socket codes (ECONNRESET, ...) for a generic
-		// text; ours already says what happened and, for an issue call, that it was not repeated.
-		apiError.message = error.message;
-		return apiError;
-	}
-
+	if (error instanceof CertificateServiceError) return BY_PHASE[error.phase](node, error, itemIndex);
 	const message = error instanceof Error ? error.message : String(error);
 	return new NodeOperationError(node, message, { itemIndex });
 }
 
-function describe(error: CertificateServiceError): string {
-	const parts = [
-		`Service error code ${error.code}${error.status ? ` (HTTP ${error.status})` : ''}.`,
-	];
-	if (error.field) parts.push(`Field: ${error.field}.`);
-	if (error.isAuthError) parts.push('Check the API key in the Certificate Service credential.');
-	if (error.code === 'RATE_LIMITED') {
-		parts.push(
-			'More than 120 requests per minute were made with this key; the node already waited and retried. Try again later or spread the work out.',
-		);
-	}
-	if (error.outcomeUnknown) {
-		parts.push(
-			'The request may or may not have been applied. It was not retried, so nothing is applied twice. Check the service before running it again.',
-		);
-	}
-	return parts.join(' ');
-}
-
 /** The JSON of an error item when "Continue On Fail" is on: the message plus the service's code. */
-export function errorJson(nodeError: NodeApiError | NodeOperationError, original: unknown): IDataObject {
+export function errorJson(nodeError: NodeError, original: unknown): IDataObject {
 	const json: IDataObject = { error: nodeError.message };
 	if (original instanceof CertificateServiceError) {
 		json.code = original.code;
+		json.phase = original.phase;
 		if (original.status) json.status = original.status;
 		if (original.field) json.field = original.field;
 		if (original.outcomeUnknown) json.outcomeUnknown = true;

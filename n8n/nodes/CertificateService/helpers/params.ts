@@ -1,16 +1,14 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { normaliseData, requireString, validationError } from '@certificate-service/sdk/core';
+import { validationError } from '@certificate-service/sdk/core';
 
-/** The value of a resource locator parameter (list or ID mode), checked non-empty. */
-export function locatorValue(
-	context: IExecuteFunctions,
-	name: string,
-	itemIndex: number,
-	field = `${name}Id`,
-): string {
+// These helpers only read parameters. The core validates and normalises every value on
+// its way to the wire (ids non-empty, email, variables), once, and names the field.
+
+/** The value of a resource locator parameter (list or ID mode), as text. */
+export function locatorValue(context: IExecuteFunctions, name: string, itemIndex: number): string {
 	const value = context.getNodeParameter(name, itemIndex, '', { extractValue: true });
-	return requireString(typeof value === 'number' ? String(value) : value, field);
+	return typeof value === 'number' ? String(value) : (value as string);
 }
 
 export function stringParam(context: IExecuteFunctions, name: string, itemIndex: number): string {
@@ -19,30 +17,25 @@ export function stringParam(context: IExecuteFunctions, name: string, itemIndex:
 }
 
 /**
- * The certificate variables of one item, or undefined when they are to be left alone.
- * Validated by the core, so a bad field name or a nested value fails before any request.
+ * The certificate variables of one item as given (an object, or JSON text), or undefined
+ * when they are to be left alone. The core checks them: a bad field name or a nested
+ * value fails before any request.
  */
-export function readData(
-	context: IExecuteFunctions,
-	itemIndex: number,
-): Record<string, string> | undefined {
+export function readData(context: IExecuteFunctions, itemIndex: number): IDataObject | string | undefined {
 	const mode = context.getNodeParameter('specifyData', itemIndex, 'fields') as string;
 	if (mode === 'keep') return undefined;
-	if (mode === 'json') {
-		const raw = context.getNodeParameter('dataJson', itemIndex, '{}') as unknown;
-		return normaliseData(raw, 'data');
-	}
+	if (mode === 'json') return context.getNodeParameter('dataJson', itemIndex, '{}') as IDataObject | string;
 	const pairs = context.getNodeParameter('dataFields.field', itemIndex, []) as Array<{
 		name?: string;
 		value?: unknown;
 	}>;
 	const data: IDataObject = {};
 	for (const pair of pairs) {
-		// A row left completely empty is ignored; a value without a name is an error (below).
+		// A row left completely empty is ignored; a value without a name is an error (in the core).
 		if (!pair.name && (pair.value === undefined || pair.value === '')) continue;
 		data[String(pair.name ?? '').trim()] = pair.value as IDataObject[string];
 	}
-	return normaliseData(data, 'data');
+	return data;
 }
 
 /** Return All / Limit as the number of items to collect (undefined = all). */

@@ -1,15 +1,9 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { validateIssue } from '@certificate-service/sdk/core';
+import { validationError } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, IssueItem } from '@certificate-service/sdk/core';
-import { toNodeError } from '../../helpers/errors';
-import { failedItem, forEachItem, resultItems } from '../../helpers/items';
+import { forEachItemBatched } from '../../helpers/items';
 import { locatorValue, readData, stringParam } from '../../helpers/params';
 import { batchLocator, dataFieldsProperties } from '../common.descriptions';
 
@@ -43,6 +37,14 @@ const properties: INodeProperties[] = [
 			'Whether to email the certificate to the recipient at once. If off, send it later with the Send operation.',
 	},
 	{
+		displayName: 'Skip Recipients Already Issued in This Batch',
+		name: 'skipExisting',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to skip an item whose email (ignoring letter case) already has a certificate in the batch, or came earlier in this run. The batch is read once per run, 100 certificates a page. Skipped items output the existing certificate with "skipped": true, so running a failed execution again issues only what is missing.',
+	},
+	{
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
@@ -65,86 +67,73 @@ const displayOptions = { show: { resource: ['certificate'], operation: ['issue']
 
 export const description = updateDisplayOptions(displayOptions, properties);
 
-function readIssueItem(context: IExecuteFunctions, itemIndex: number): IssueItem {
-	const item: IssueItem = {
-		batchId: locatorValue(context, 'batch', itemIndex),
-		name: stringParam(context, 'name', itemIndex),
-		email: stringParam(context, 'email', itemIndex),
-		data: readData(context, itemIndex),
-		send: context.getNodeParameter('send', itemIndex, false) as boolean,
+interface IssueRequest {
+	item: IssueItem;
+	skipExisting: boolean;
+	batchRequests: boolean;
+}
+
+/** One item's parameters, as given: the core validates and normalises them on the way out. */
+function readRequest(context: IExecuteFunctions, itemIndex: number): IssueRequest {
+	const options = context.getNodeParameter('options', itemIndex, {}) as { batchRequests?: boolean };
+	return {
+		item: {
+			batchId: locatorValue(context, 'batch', itemIndex),
+			name: stringParam(context, 'name', itemIndex),
+			email: stringParam(context, 'email', itemIndex),
+			data: readData(context, itemIndex),
+			send: context.getNodeParameter('send', itemIndex, false) as boolean,
+		},
+		skipExisting: context.getNodeParameter('skipExisting', itemIndex, true) as boolean,
+		batchRequests: options.batchRequests !== false,
 	};
-	validateIssue(item); // so a bad item fails before any request is made
-	return item;
 }
 
 /**
- * Issues one certificate per input item (one quota unit each). With "Batch Requests",
- * the core groups the items per batch into bulk calls of at most 100, in input order.
- * An issue call is never repeated after an unknown outcome (the API has no idempotency key).
+ * "Batch Requests" and "Skip ..." are read per item, but they decide how the whole run is
+ * sent (bulk calls across items; one read of each batch), so every item must agree.
+ */
+function runSetting(requests: IssueRequest[], key: 'skipExisting' | 'batchRequests', label: string): boolean {
+	const value = requests[0]?.[key] ?? true;
+	const other = requests.findIndex((r) => r[key] !== value);
+	if (other >= 0) {
+		throw validationError(
+			key,
+			`"${label}" must be the same for every item, because it applies to the whole run (item 0 has it ${value ? 'on' : 'off'}, item ${other} ${value ? 'off' : 'on'})`,
+		);
+	}
+	return value;
+}
+
+/**
+ * Issues one certificate per input item (one quota unit each), through the node's batched
+ * item loop. With "Batch Requests" the core groups the items per batch into bulk calls of
+ * at most 100, in input order. With "Skip Recipients Already Issued" it first reads each
+ * batch once and skips emails already there. An issue call is never repeated after an
+ * unknown outcome (the API has no idempotency key).
  */
 export async function execute(
 	this: IExecuteFunctions,
 	client: CertificateServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const options = this.getNodeParameter('options', 0, {}) as { batchRequests?: boolean };
-	if (options.batchRequests === false) {
-		return await forEachItem(this, async (itemIndex) => {
-			const { batchId, send, ...recipient } = readIssueItem(this, itemIndex);
-			return (await client.issueCertificate(batchId, recipient, { send })) as IDataObject;
-		});
-	}
-
-	// 1. Read and validate every item first: without "Continue On Fail" a bad item stops
-	//    the node before anything is issued.
-	const items = this.getInputData();
-	const output: INodeExecutionData[][] = items.map(() => []);
-	const toIssue: IssueItem[] = [];
-	const itemIndexes: number[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			toIssue.push(readIssueItem(this, itemIndex));
-			itemIndexes.push(itemIndex);
-		} catch (error) {
-			output[itemIndex].push(failedItem(this, error, itemIndex));
-		}
-	}
-
-	// 2. Bulk calls; every item gets its own recipient or error back. Items were validated
-	//    above, so every error below is the service's answer (or an unknown outcome).
-	let outcomes;
-	try {
-		outcomes = await client.issueMany(toIssue);
-	} catch (error) {
-		throw toNodeError(this.getNode(), error);
-	}
-
-	const continueOnFail = this.continueOnFail();
-	let firstFailure: { error: unknown; itemIndex: number } | undefined;
-	outcomes.forEach((outcome, k) => {
-		const itemIndex = itemIndexes[k];
-		if (outcome.ok) {
-			output[itemIndex].push(...resultItems(outcome.recipient as IDataObject, itemIndex));
-		} else if (continueOnFail) {
-			output[itemIndex].push(failedItem(this, outcome.error, itemIndex, { sent: true }));
-		} else {
-			firstFailure ??= { error: outcome.error, itemIndex };
-		}
-	});
-
-	if (firstFailure) {
-		const nodeError = toNodeError(this.getNode(), firstFailure.error, firstFailure.itemIndex, {
-			sent: true,
-		});
-		const issued = outcomes.filter((o) => o.ok).length;
-		const failed = outcomes.length - issued;
-		nodeError.description = [
-			nodeError.description,
-			`${issued} of ${items.length} certificates were issued and ${failed} failed; the issued ones are not undone.`,
-			'Turn on "Continue On Fail" in the node settings to get one output item per input item, with its certificate or its error.',
-		]
-			.filter(Boolean)
-			.join(' ');
-		throw nodeError;
-	}
-	return output.flat();
+	return await forEachItemBatched(
+		this,
+		(itemIndex) => readRequest(this, itemIndex),
+		async (requests) => {
+			const skipExisting = runSetting(requests, 'skipExisting', 'Skip Recipients Already Issued in This Batch');
+			const bulk = runSetting(requests, 'batchRequests', 'Batch Requests');
+			// Without "Continue On Fail" an invalid item stops the node before anything is issued.
+			const outcomes = await client.issueMany(
+				requests.map((r) => r.item),
+				{ skipExisting, bulk, stopOnInvalid: !this.continueOnFail() },
+			);
+			return outcomes.map((o) =>
+				o.ok ? { ok: true, result: { ...o.recipient, skipped: o.skipped === true } } : { ok: false, error: o.error },
+			);
+		},
+		{
+			summarise: (succeeded, failed, total) =>
+				`${succeeded} of ${total} certificates were issued or skipped and ${failed} failed; the issued ones are not undone. With "Skip Recipients Already Issued in This Batch" on, running it again issues only the rest.`,
+		},
+	);
 }
