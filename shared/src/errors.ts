@@ -95,10 +95,11 @@ function redactCause(cause: unknown, secrets: ReadonlyArray<string | undefined>,
 }
 
 // --- Hints: what to tell the user, written once for every host ----------------
+const KEYS_PAGE = 'Settings → API keys in the Certificate Service web app';
 const AUTH_HINTS: Partial<Record<AnyErrorCode, string>> = {
-  MISSING_API_KEY: 'Add your API key to the connection (credential).',
-  INVALID_API_KEY: 'Check that the API key in the connection (credential) was copied completely, or create a new one under Settings → API keys in the Certificate Service web app.',
-  EXPIRED_API_KEY: 'Create a new API key under Settings → API keys in the Certificate Service web app and put it in the connection (credential).',
+  MISSING_API_KEY: `No API key was sent: add your API key to the connection (credential). Keys are made under ${KEYS_PAGE}.`,
+  INVALID_API_KEY: `The API key is not recognized: check that the key in the connection (credential) was copied completely, or create a new one under ${KEYS_PAGE}.`,
+  EXPIRED_API_KEY: `The API key has expired: create a new one under ${KEYS_PAGE} and put it in the connection (credential).`,
 };
 const DEFAULT_RATE_LIMIT = 120; // spec section 8: 120 requests per minute per API key
 
@@ -163,7 +164,7 @@ export class CertificateServiceError extends Error {
     }
     if (this.isRateLimited) {
       const wait = this.retryAfterSeconds !== undefined ? `in ${this.retryAfterSeconds} s` : 'in a minute';
-      return `The service allows ${this.rateLimit ?? DEFAULT_RATE_LIMIT} requests per minute per API key, and the requests were already paced and retried. Try again ${wait}, or spread the work out.`;
+      return `The rate limit was reached: the service allows ${this.rateLimit ?? DEFAULT_RATE_LIMIT} requests per minute per API key. Try again ${wait}, or spread the work out.`;
     }
     return '';
   }
@@ -209,10 +210,11 @@ function codeForStatus(status: number): ErrorCode {
   return 'UNKNOWN';
 }
 
+// Facts only: what to do next is the error's hint.
 const FALLBACK_MESSAGES: Partial<Record<AnyErrorCode, string>> = {
-  MISSING_API_KEY: 'No API key was sent.',
-  INVALID_API_KEY: 'The API key is not recognized.',
-  EXPIRED_API_KEY: 'The API key has expired.',
+  MISSING_API_KEY: 'The service refused the request: no API key.',
+  INVALID_API_KEY: 'The service refused the API key.',
+  EXPIRED_API_KEY: 'The service refused the API key: it has expired.',
   RATE_LIMITED: 'Too many requests with this API key.',
 };
 

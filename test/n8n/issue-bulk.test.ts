@@ -1,12 +1,15 @@
 /**
  * Certificate → Issue with many input items: grouping per batch into bulk calls of at
  * most 100 in input order (through the core's issueMany), per-item results and errors,
- * pairedItem, Continue On Fail, and validation before any request.
+ * pairedItem, Continue On Fail, validation before any request (once per recipient), and
+ * "Skip Recipients Already Issued in This Batch" (on by default; off in the tests of the
+ * bulk mechanics below, so they see only the issue calls).
  */
 import nock from 'nock';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
+import * as validation from '../../shared/src/validation';
 import { API, BASE, apiError, recipient } from './fixtures';
 import { type FakeOptions, type Params, fakeExecute, inputItems, rl } from './fake-context';
 
@@ -32,6 +35,7 @@ const issueParams =
 		email: `person${i}@example.com`,
 		specifyData: 'fields',
 		dataFields: { field: [{ name: 'n', value: String(i) }] },
+		skipExisting: false,
 		...over(i),
 	});
 
@@ -115,7 +119,7 @@ describe('partial failure of a bulk call', () => {
 		const e = error as NodeApiError;
 		expect(e.message).toBe('person2@example.com: email domain is blocked');
 		expect(e.context.itemIndex).toBe(2);
-		expect(e.description).toContain('3 of 4 certificates were issued and 1 failed');
+		expect(e.description).toContain('3 of 4 certificates were issued or skipped and 1 failed');
 		expect(e.description).toContain('Continue On Fail');
 	});
 
@@ -193,4 +197,57 @@ it('with Batch Requests off, every item makes its own request', async () => {
 	});
 	expect(requests.map((r) => r.url)).toEqual(Array(3).fill(`${BASE}${API}/batches/batch_1/recipients`));
 	expect(output.map((o) => o.json.id)).toEqual(['rec_0', 'rec_1', 'rec_2']);
+});
+
+describe('Skip Recipients Already Issued in This Batch (on by default)', () => {
+	it('reads the batch once (100 a page), skips emails already there (any case) and repeats, and marks them skipped', async () => {
+		const existing = [3, 7, 150].map((n) => recipient(n, { email: `PERSON${n}@example.com` }));
+		const filler = Array.from({ length: 97 }, (_, k) => recipient(1000 + k, { email: `other${k}@example.com` }));
+		nock(BASE).get(`${API}/batches/batch_1/recipients`).query({ limit: 100 }).reply(200, { data: [...existing.slice(0, 2), ...filler, existing[2]].slice(0, 100), nextCursor: 'p2' });
+		nock(BASE).get(`${API}/batches/batch_1/recipients`).query({ limit: 100, cursor: 'p2' }).reply(200, { data: [existing[2]], nextCursor: null });
+		nock(BASE).post(`${API}/batches/batch_1/recipients/bulk`).times(2).reply(bulkReply);
+		// 200 items; item 199 repeats item 5's email
+		const { output, requests } = await run({
+			items: inputItems(200),
+			params: (i) => {
+				const { skipExisting: _off, ...params } = issueParams()(i);
+				return i === 199 ? { ...params, email: 'Person5@Example.com' } : params;
+			},
+		});
+		const gets = requests.filter((r) => r.method === 'GET');
+		expect(gets).toHaveLength(2);
+		const sent = requests.filter((r) => r.method === 'POST').flatMap((r) => (r.body as BulkBody).recipients.map((x) => x.email));
+		expect(sent).toHaveLength(200 - 3 - 1);
+		expect(sent).not.toContain('person3@example.com');
+		expect(sent).not.toContain('person150@example.com');
+		expect(output).toHaveLength(200);
+		expect(output.map((o) => o.pairedItem)).toEqual(Array.from({ length: 200 }, (_, item) => ({ item })));
+		expect(output.filter((o) => o.json.skipped === true).map((o) => (o.pairedItem as { item: number }).item)).toEqual([3, 7, 150, 199]);
+		expect(output[7].json.id).toBe('rec_7');
+		expect(output[199].json.email).toBe('person5@example.com');
+		expect(output[0].json.skipped).toBe(false);
+	});
+
+	it('"Batch Requests" and the skip option are read per item, and must agree across the run', async () => {
+		const fake = fakeExecute({ items: inputItems(3), params: issueParams((i) => (i === 2 ? { options: { batchRequests: false } } : {})) });
+		const error = await new CertificateService().execute.call(fake.context).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect((error as Error).message).toMatch(/"Batch Requests" must be the same for every item.*item 2 off/);
+		expect(fake.requests).toHaveLength(0);
+	});
+});
+
+it('each recipient is validated and normalised once on its way to the wire', async () => {
+	nock(BASE).post(`${API}/batches/batch_1/recipients/bulk`).times(3).reply(bulkReply);
+	const validateIssue = jest.spyOn(validation, 'validateIssue');
+	const normaliseData = jest.spyOn(validation, 'normaliseData');
+	try {
+		await run({ items: inputItems(250), params: issueParams() });
+		expect(validateIssue).toHaveBeenCalledTimes(250);
+		// once per item's variables (validateIssue is given none: they are merged after)
+		expect(normaliseData.mock.calls.filter(([value]) => value !== undefined)).toHaveLength(250);
+	} finally {
+		validateIssue.mockRestore();
+		normaliseData.mockRestore();
+	}
 });

@@ -126,7 +126,8 @@ describe('design', () => {
 });
 
 describe('certificate', () => {
-	it('issue (one item) uses the single-issue endpoint with name, email, data and send', async () => {
+	it('issue (one item) reads the batch once (Skip ... Already Issued is on by default), then uses the single-issue endpoint', async () => {
+		api().get(`${API}/batches/batch_1/recipients`).query({ limit: 100 }).reply(200, { data: [recipient(9, { email: 'grace@example.com' })] });
 		api()
 			.post(`${API}/batches/batch_1/recipients`, {
 				name: 'Ada Lovelace',
@@ -147,7 +148,7 @@ describe('certificate', () => {
 				send: true,
 			},
 		});
-		expect(output).toEqual([{ json: recipient(1, { name: 'Ada Lovelace' }), pairedItem: { item: 0 } }]);
+		expect(output).toEqual([{ json: { ...recipient(1, { name: 'Ada Lovelace' }), skipped: false }, pairedItem: { item: 0 } }]);
 	});
 
 	it('issue accepts the data as a JSON object', async () => {
@@ -163,6 +164,7 @@ describe('certificate', () => {
 				email: 'ada@example.com',
 				specifyData: 'json',
 				dataJson: '{"grade":"A","passed":true}',
+				skipExisting: false,
 			},
 		});
 	});
@@ -310,7 +312,7 @@ describe('errors', () => {
 		});
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect((error as NodeApiError).message).not.toContain(TEST_CREDENTIALS.apiKey);
-		expect((error as NodeApiError).description).toMatch(/INVALID_API_KEY.*Check the API key/);
+		expect((error as NodeApiError).description).toMatch(/INVALID_API_KEY.*the API key in the connection \(credential\)/);
 	});
 
 	it('bad input is a NodeOperationError naming the item, and nothing is sent', async () => {
@@ -413,12 +415,15 @@ describe('rate limits and network failures (through the core)', () => {
 				batch: rl('batch_1'),
 				name: 'Ada',
 				email: 'ada@example.com',
+				skipExisting: false,
 			},
 		});
 		expect(requests).toHaveLength(1);
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect((error as Error).message).toMatch(/^(ada@example.com: )?Outcome unknown/);
 		expect((error as Error).message).toContain('ada@example.com');
-		expect((error as NodeApiError).description).toMatch(/may or may not have been applied/);
+		expect((error as NodeApiError).description).toMatch(/It was not repeated, so nothing is applied twice/);
+		// Said once: the message states what happened, the description (the core's hint) what to do.
+		expect((error as Error).message).not.toMatch(/not repeated|not retried/);
 	});
 });

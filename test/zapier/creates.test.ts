@@ -33,7 +33,7 @@ describe('issue_certificate', () => {
       data: { course: 'Analytics', score: 92 },
       send: 'true',
     });
-    expect(result).toEqual(r);
+    expect(result).toEqual({ ...r, skipped: false });
   });
 
   it.each([
@@ -50,7 +50,30 @@ describe('issue_certificate', () => {
   });
 });
 
+describe('issue_certificate: Skip If Already Issued (off by default)', () => {
+  it('off: no batch read, one POST', async () => {
+    api().post('/api/v1/batches/batch_1/recipients').reply(201, recipient());
+    await expect(create('issue_certificate', { batch_id: 'batch_1', name: 'Ada', email: 'ada@example.com' })).resolves.toMatchObject({ skipped: false });
+  });
+
+  it('on: an email the batch already has is returned, marked skipped, and nothing is issued', async () => {
+    api().get('/api/v1/batches/batch_1/recipients').query({ limit: 100 }).reply(200, { data: [recipient({ id: 'rec_9', email: 'ADA@example.com' })] });
+    await expect(create('issue_certificate', { batch_id: 'batch_1', name: 'Ada', email: 'ada@example.com', skip_existing: 'true' })).resolves.toMatchObject({ id: 'rec_9', skipped: true });
+  });
+
+  it('its help text says it scans the batch on every run and points to Find or Issue', () => {
+    const field = app.creates.issue_certificate.operation.inputFields.find((f: { key: string }) => f.key === 'skip_existing');
+    expect(field).toMatchObject({ type: 'boolean', default: 'false' });
+    expect(field.helpText).toMatch(/every Zap run/);
+    expect(field.helpText).toMatch(/Find or Issue Certificate/);
+    const bulkField = app.creates.issue_certificates_bulk.operation.inputFields.find((f: { key: string }) => f.key === 'skip_existing');
+    expect(bulkField).toMatchObject({ type: 'boolean', default: 'true' });
+  });
+});
+
 describe('issue_certificates_bulk', () => {
+  // The mechanics below, without the batch read of "Skip Recipients Already Issued" (tested at the end).
+  const bulk = <T = Record<string, unknown>>(inputData: Record<string, unknown>) => create<T>('issue_certificates_bulk', { skip_existing: 'false', ...inputData });
   const lines = (n: number, from = 0) =>
     Array.from({ length: n }, (_, i) => ({ name: `Person ${from + i}`, email: `p${from + i}@example.com` }));
   const issued = (body: { recipients: Array<{ name: string; email: string }> }) => ({
@@ -68,7 +91,7 @@ describe('issue_certificates_bulk', () => {
         expect(b.send).toBe(false);
         return issued(b);
       });
-    const result = await create<{ results: Array<Record<string, unknown>>; issuedCount: number; total: number }>('issue_certificates_bulk', {
+    const result = await bulk<{ results: Array<Record<string, unknown>>; issuedCount: number; total: number }>({
       batch_id: 'batch_1',
       recipients: lines(150),
     });
@@ -89,7 +112,7 @@ describe('issue_certificates_bulk', () => {
         send: true,
       })
       .reply(201, (_uri, body) => issued(body as { recipients: Array<{ name: string; email: string }> }));
-    const result = await create<Record<string, unknown> & { results: Array<Record<string, unknown>> }>('issue_certificates_bulk', {
+    const result = await bulk<Record<string, unknown> & { results: Array<Record<string, unknown>> }>({
       batch_id: 'batch_1',
       send: true,
       data: { course: 'Analytics' },
@@ -112,7 +135,7 @@ describe('issue_certificates_bulk', () => {
 
   it('uses the single-issue endpoint for a lone line', async () => {
     api().post('/api/v1/batches/batch_1/recipients', { name: 'Ada', email: 'ada@example.com', data: {}, send: false }).reply(201, recipient());
-    const result = await create<{ issuedCount: number }>('issue_certificates_bulk', { batch_id: 'batch_1', recipients: [{ name: 'Ada', email: 'ada@example.com' }] });
+    const result = await bulk<{ issuedCount: number }>({ batch_id: 'batch_1', recipients: [{ name: 'Ada', email: 'ada@example.com' }] });
     expect(result.issuedCount).toBe(1);
   });
 
@@ -125,34 +148,34 @@ describe('issue_certificates_bulk', () => {
           { index: 1, error: { error: 'VALIDATION_ERROR', message: 'email is on the blocklist', detail: { field: 'email' } } },
         ],
       });
-    const result = await create<{ results: Array<Record<string, unknown>> }>('issue_certificates_bulk', { batch_id: 'batch_1', recipients: lines(2) });
+    const result = await bulk<{ results: Array<Record<string, unknown>> }>({ batch_id: 'batch_1', recipients: lines(2) });
     expect(result.results[0]).toMatchObject({ status: 'issued', recipientId: 'rec_a' });
     expect(result.results[1]).toMatchObject({ status: 'failed', errorCode: 'VALIDATION_ERROR', errorMessage: expect.stringMatching(/blocklist/) });
   });
 
   it('fails the step when nothing was issued: bad lines only → HaltedError listing them', async () => {
-    const error = await caught(create('issue_certificates_bulk', { batch_id: 'batch_1', recipients: [{ name: '', email: 'x' }, { name: 'B', email: 'nope' }] }));
+    const error = await caught(bulk({ batch_id: 'batch_1', recipients: [{ name: '', email: 'x' }, { name: 'B', email: 'nope' }] }));
     expect(error.name).toBe('HaltedError');
     expect(error.firstLine).toMatch(/^No certificate was issued\. line 1: .*; line 2: /);
   });
 
   it('fails the step when nothing was issued: a rate limit → ThrottledError (safe to retry, nothing issued)', async () => {
     api().post('/api/v1/batches/batch_1/recipients/bulk').reply(429, { error: 'RATE_LIMITED', message: 'Slow down', detail: {} }, { 'Retry-After': '40' });
-    const error = await caught(create('issue_certificates_bulk', { batch_id: 'batch_1', recipients: lines(3) }));
+    const error = await caught(bulk({ batch_id: 'batch_1', recipients: lines(3) }));
     expect(error.name).toBe('ThrottledError');
     expect(Number(error.json?.delay)).toBeGreaterThan(40);
   });
 
   it('fails the step when nothing was issued: an archived batch → HaltedError', async () => {
     api().post('/api/v1/batches/batch_1/recipients/bulk').reply(409, { error: 'BATCH_ARCHIVED', message: 'Batch batch_1 is archived.', detail: {} });
-    const error = await caught(create('issue_certificates_bulk', { batch_id: 'batch_1', recipients: lines(2) }));
+    const error = await caught(bulk({ batch_id: 'batch_1', recipients: lines(2) }));
     expect(error.name).toBe('HaltedError');
     expect(error.firstLine).toMatch(/archived/);
   });
 
   it('an unknown outcome is never retried automatically', async () => {
     api().post('/api/v1/batches/batch_1/recipients/bulk').reply(500, 'oops');
-    const error = await caught(create('issue_certificates_bulk', { batch_id: 'batch_1', recipients: lines(2) }));
+    const error = await caught(bulk({ batch_id: 'batch_1', recipients: lines(2) }));
     expect(error.name).toBe('AppError');
     expect(String(error.json?.message)).toMatch(/No certificate was issued.*Outcome unknown/);
   });
@@ -160,7 +183,7 @@ describe('issue_certificates_bulk', () => {
   it('reports a partial failure without failing the step (a retry would issue twice)', async () => {
     api().post('/api/v1/batches/batch_1/recipients/bulk').reply(201, (_uri, body) => issued(body as { recipients: Array<{ name: string; email: string }> }));
     api().post('/api/v1/batches/batch_1/recipients/bulk').reply(429, { error: 'RATE_LIMITED', message: 'Slow down', detail: {} }, { 'Retry-After': '40' });
-    const result = await create<{ issuedCount: number; failedCount: number; results: Array<Record<string, unknown>> }>('issue_certificates_bulk', {
+    const result = await bulk<{ issuedCount: number; failedCount: number; results: Array<Record<string, unknown>> }>({
       batch_id: 'batch_1',
       recipients: lines(120),
     });
@@ -170,9 +193,44 @@ describe('issue_certificates_bulk', () => {
   });
 
   it('needs at least one line', async () => {
-    const error = await caught(create('issue_certificates_bulk', { batch_id: 'batch_1', recipients: [] }));
+    const error = await caught(bulk({ batch_id: 'batch_1', recipients: [] }));
     expect(error.name).toBe('HaltedError');
     expect(error.firstLine).toMatch(/Recipients/);
+  });
+
+  describe('Skip Recipients Already Issued in This Batch (on by default)', () => {
+    it('reads the batch once, returns lines already issued (any case) as skipped, and counts them', async () => {
+      api().get('/api/v1/batches/batch_1/recipients').query({ limit: 100 }).reply(200, { data: [recipient({ id: 'rec_old', email: 'P1@Example.com', certificateId: 'CERT-OLD' })] });
+      api().post('/api/v1/batches/batch_1/recipients/bulk', (body) => body.recipients.map((r: { email: string }) => r.email).join() === 'p0@example.com,p2@example.com').reply(201, (_uri, body) => issued(body as { recipients: Array<{ name: string; email: string }> }));
+      const result = await create<Record<string, unknown> & { results: Array<Record<string, unknown>> }>('issue_certificates_bulk', {
+        batch_id: 'batch_1',
+        recipients: [...lines(3), { name: 'Again', email: 'p0@EXAMPLE.com' }],
+      });
+      expect(result).toMatchObject({ total: 4, issuedCount: 2, skippedCount: 2, failedCount: 0 });
+      expect(result.results.map((r) => r.status)).toEqual(['issued', 'skipped', 'issued', 'skipped']);
+      expect(result.results[1]).toMatchObject({ certificateId: 'CERT-OLD', recipientId: 'rec_old' });
+    });
+
+    it('a replayed step whose lines all exist issues nothing and still succeeds', async () => {
+      api().get('/api/v1/batches/batch_1/recipients').query({ limit: 100 }).reply(200, { data: lines(2).map((l, i) => recipient({ id: `rec_${i}`, email: l.email })) });
+      const result = await create<Record<string, unknown>>('issue_certificates_bulk', { batch_id: 'batch_1', recipients: lines(2) });
+      expect(result).toMatchObject({ issuedCount: 0, skippedCount: 2, failedCount: 0 });
+    });
+  });
+
+  it('each line is validated and normalised once on its way to the wire (shared variables once in all)', async () => {
+    const validation = jest.requireActual('../../shared/src/validation');
+    const validateIssue = jest.spyOn(validation, 'validateIssue');
+    const normaliseData = jest.spyOn(validation, 'normaliseData');
+    try {
+      api().post('/api/v1/batches/batch_1/recipients/bulk').times(2).reply(201, (_uri, body) => issued(body as { recipients: Array<{ name: string; email: string }> }));
+      await bulk({ batch_id: 'batch_1', data: { course: 'X' }, recipients: lines(150).map((l) => ({ ...l, data_json: '{"score": 1}' })) });
+      expect(validateIssue).toHaveBeenCalledTimes(150);
+      expect(normaliseData.mock.calls.filter(([value]) => value !== undefined)).toHaveLength(150 + 1);
+    } finally {
+      validateIssue.mockRestore();
+      normaliseData.mockRestore();
+    }
   });
 });
 

@@ -96,14 +96,15 @@ export async function forEachItemBatched<T>(
 	if (firstFailure) {
 		const nodeError = toNodeError(context.getNode(), firstFailure.error, firstFailure.itemIndex);
 		const failed = outcomes.filter((o) => !o.ok).length;
-		const summary = options.summarise?.(outcomes.length - failed, failed, items.length);
-		nodeError.description = [
-			nodeError.description,
-			summary,
-			'Turn on "Continue On Fail" in the node settings to get one output item per input item, with its result or its error.',
-		]
-			.filter(Boolean)
-			.join(' ');
+		if (options.summarise) {
+			nodeError.description = [
+				nodeError.description,
+				options.summarise(outcomes.length - failed, failed, items.length),
+				'Turn on "Continue On Fail" in the node settings to get one output item per input item, with its result or its error.',
+			]
+				.filter(Boolean)
+				.join(' ');
+		}
 		throw nodeError;
 	}
 	return output.flat();
