@@ -103,9 +103,11 @@ it('runs every operation end to end', async () => {
 		}),
 		{ items: inputItems(250) },
 	);
-	expect(issued.requests.map((r) => r.url.replace(sb.baseUrl, ''))).toEqual(
-		Array(3).fill(`/batches/${batchId}/recipients/bulk`),
-	);
+	// "Skip Recipients Already Issued in This Batch" is on by default: one read of the (empty) batch first.
+	expect(issued.requests.map((r) => r.url.replace(sb.baseUrl, ''))).toEqual([
+		`/batches/${batchId}/recipients?limit=100`,
+		...Array(3).fill(`/batches/${batchId}/recipients/bulk`),
+	]);
 	expect(issued.output).toHaveLength(250);
 	issued.output.forEach((item, i) => {
 		expect(item.pairedItem).toEqual({ item: i });
