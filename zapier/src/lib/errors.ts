@@ -87,7 +87,14 @@ const RULES: Rule[] = [
 export function toZapierError(z: ZObject, error: unknown, context: ErrorContext = {}): Error {
   if (!(error instanceof CertificateServiceError)) return error instanceof Error ? error : new Error(String(error));
   const [, make] = RULES.find(([when]) => when(error, context))!;
-  return make(z, error, userText(error));
+  const mapped = make(z, error, userText(error));
+  // zapier-platform-core (19.1.0, src/middleware.js enrichErrorMessages) appends a "What
+  // happened" log to an error's message unless `doNotContextify` is set: the bundle's input
+  // and the first 100 characters of the raw response. Those can hold a key the server echoed
+  // or the user pasted into a field, and our message already says what happened. AppError
+  // and ThrottledError set the flag themselves; HaltedError and ExpiredAuthError do not.
+  (mapped as Error & { doNotContextify?: boolean }).doNotContextify = true;
+  return mapped;
 }
 
 /** True for the core's not-found (a 404 or 410): searches turn it into "nothing found". */
