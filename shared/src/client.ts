@@ -55,6 +55,20 @@ export interface IssueManyOptions {
   data?: Record<string, unknown> | string;
   /** false: one request per item (the single-issue endpoint) instead of bulk calls of up to 100. */
   bulk?: boolean;
+  /**
+   * Stop sending after the first call with a failed item: the items not sent yet end with
+   * a NOT_SENT error (phase `validation`: they never left). For hosts whose run stops at
+   * the first error (n8n without "Continue On Fail").
+   */
+  stopOnError?: boolean;
+}
+
+function notSent(email: string, failedItem: number): CertificateServiceError {
+  return new CertificateServiceError({
+    code: 'NOT_SENT',
+    phase: 'validation',
+    message: `${email}: not sent, because item ${failedItem} failed and the run stops at the first failure.`,
+  });
 }
 
 /** A recipient after validation: what goes on the wire. */
@@ -306,9 +320,14 @@ export class CertificateServiceClient {
       }
     }
 
+    let stoppedAt: number | undefined;
     for (const indexes of groups.values()) {
       const { batchId, send } = items[indexes[0]];
       for (const part of chunk(indexes, options.bulk === false ? 1 : undefined)) {
+        if (stoppedAt !== undefined) {
+          for (const i of part) outcomes[i] = { ok: false, error: notSent(recipients[i].email, stoppedAt) };
+          continue;
+        }
         const valid = part.map((i) => recipients[i]);
         let results: ItemOutcome[];
         try {
@@ -322,6 +341,7 @@ export class CertificateServiceClient {
           results = failChunk(error, valid.map((r) => r.email));
         }
         part.forEach((inputIndex, j) => (outcomes[inputIndex] = results[j]));
+        if (options.stopOnError) stoppedAt = part.find((i) => !outcomes[i].ok);
       }
     }
     for (const [i, first] of repeats) {

@@ -12,7 +12,8 @@ export const SERVICE_ERROR_CODES = [
   'PLAN_LIMIT_EXCEEDED',
 ] as const;
 export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
-export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'UNKNOWN';
+/** NOT_SENT: issueMany's stopOnError held the item back after an earlier failure. */
+export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'UNKNOWN' | 'NOT_SENT';
 export type ErrorCode = ServiceErrorCode | ClientErrorCode;
 /** A known code, or one the service sent that this version does not know (kept as sent). */
 export type AnyErrorCode = ErrorCode | (string & {});

@@ -63,7 +63,7 @@ export async function forEachItemBatched<T>(
 	context: IExecuteFunctions,
 	read: (itemIndex: number) => T,
 	run: (requests: T[]) => Promise<ItemOutcome[]>,
-	options: { summarise?: (succeeded: number, failed: number, total: number) => string } = {},
+	options: { summarise?: (outcomes: ItemOutcome[]) => string } = {},
 ): Promise<INodeExecutionData[]> {
 	const items = context.getInputData();
 	const output: INodeExecutionData[][] = items.map(() => []);
@@ -95,11 +95,10 @@ export async function forEachItemBatched<T>(
 	});
 	if (firstFailure) {
 		const nodeError = toNodeError(context.getNode(), firstFailure.error, firstFailure.itemIndex);
-		const failed = outcomes.filter((o) => !o.ok).length;
 		if (options.summarise) {
 			nodeError.description = [
 				nodeError.description,
-				options.summarise(outcomes.length - failed, failed, items.length),
+				options.summarise(outcomes),
 				'Turn on "Continue On Fail" in the node settings to get one output item per input item, with its result or its error.',
 			]
 				.filter(Boolean)

@@ -1,9 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { validationError } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, IssueItem } from '@certificate-service/sdk/core';
-import { forEachItemBatched } from '../../helpers/items';
+import { forEachItemBatched, type ItemOutcome } from '../../helpers/items';
 import { locatorValue, readData, stringParam } from '../../helpers/params';
 import { batchLocator, dataFieldsProperties } from '../common.descriptions';
 
@@ -105,6 +105,19 @@ function runSetting(requests: IssueRequest[], key: 'skipExisting' | 'batchReques
 	return value;
 }
 
+/** How far a run got, for the error that stops it. */
+function summarise(outcomes: ItemOutcome[], total: number): string {
+	const count = (test: (o: ItemOutcome) => boolean) => outcomes.filter(test).length;
+	const skipped = count((o) => o.ok && (o.result as IDataObject).skipped === true);
+	const issued = count((o) => o.ok) - skipped;
+	const notSent = count((o) => !o.ok && (o.error as { code?: unknown }).code === 'NOT_SENT');
+	const failed = count((o) => !o.ok) - notSent;
+	return (
+		`Of ${total} items, ${issued} certificates were issued, ${skipped} skipped (already issued), ${failed} failed and ${notSent} not sent; the issued ones are not undone.` +
+		' Running the workflow again with "Skip Recipients Already Issued in This Batch" on issues only the rest.'
+	);
+}
+
 /**
  * Issues one certificate per input item (one quota unit each), through the node's batched
  * item loop. With "Batch Requests" the core groups the items per batch into bulk calls of
@@ -122,18 +135,18 @@ export async function execute(
 		async (requests) => {
 			const skipExisting = runSetting(requests, 'skipExisting', 'Skip Recipients Already Issued in This Batch');
 			const bulk = runSetting(requests, 'batchRequests', 'Batch Requests');
-			// Without "Continue On Fail" an invalid item stops the node before anything is issued.
+			// Without "Continue On Fail" the node stops at the first failure, as n8n's nodes do:
+			// an invalid item stops it before anything is issued, and a failed call stops the
+			// calls after it (their items end as NOT_SENT).
+			const stop = !this.continueOnFail();
 			const outcomes = await client.issueMany(
 				requests.map((r) => r.item),
-				{ skipExisting, bulk, stopOnInvalid: !this.continueOnFail() },
+				{ skipExisting, bulk, stopOnInvalid: stop, stopOnError: stop },
 			);
 			return outcomes.map((o) =>
 				o.ok ? { ok: true, result: { ...o.recipient, skipped: o.skipped === true } } : { ok: false, error: o.error },
 			);
 		},
-		{
-			summarise: (succeeded, failed, total) =>
-				`${succeeded} of ${total} certificates were issued or skipped and ${failed} failed; the issued ones are not undone. With "Skip Recipients Already Issued in This Batch" on, running it again issues only the rest.`,
-		},
+		{ summarise: (outcomes) => summarise(outcomes, this.getInputData().length) },
 	);
 }
