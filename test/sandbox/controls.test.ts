@@ -58,6 +58,17 @@ test('counters: per route, control calls never counted, reset over HTTP', async 
   expect(sb.controls.counters()).toEqual(c);
 });
 
+test('certificates(batchId): what a batch holds, in issue order, in-process and over HTTP', async () => {
+  const batchId = (await api.post('/batches', { title: 'Certs', designId: 'design_classic' })).body.id;
+  await api.post(`/batches/${batchId}/recipients/bulk`, { recipients: [{ name: 'A', email: 'a@example.com' }, { name: 'B', email: 'b@example.com' }] });
+  await api.post(`/batches/${batchId}/recipients`, { name: 'C', email: 'c@example.com' });
+  expect(sb.controls.certificates(batchId).map((r) => r.email)).toEqual(['a@example.com', 'b@example.com', 'c@example.com']);
+  const res = await ctl('GET', `/batches/${batchId}/certificates`);
+  expect(res.status).toBe(200);
+  expect(res.body.map((r: { email: string }) => r.email)).toEqual(['a@example.com', 'b@example.com', 'c@example.com']);
+  expect(sb.controls.certificates('batch_none')).toEqual([]);
+});
+
 test('workspaces and keys over HTTP: quota, at most 10 active keys, expired keys', async () => {
   const created = await ctl('POST', '/workspaces', { username: 'Acme', quota: 3 });
   expect(created.status).toBe(201);

@@ -65,6 +65,8 @@ export interface SandboxControls {
   waitForDeliveries(predicate: (log: DeliveryAttempt[]) => boolean, timeoutMs?: number): Promise<DeliveryAttempt[]>;
   subscriptions(workspaceId?: string): SubscriptionInfo[];
   events(): EventLogEntry[];
+  /** The certificates a batch holds, in issue order, read from the store (not through the API). */
+  certificates(batchId: string): Recipient[];
 }
 
 function oneOf<T extends string>(allowed: readonly T[], value: unknown, field: string): T {
@@ -153,6 +155,8 @@ export function createControls(sb: SandboxContext): SandboxControls {
             s.previousSecretExpiresAt === null ? null : new Date(s.previousSecretExpiresAt).toISOString(),
         })),
     events: () => sb.events.log.slice(),
+    certificates: (batchId) =>
+      [...sb.store.recipients.values()].filter((r) => r.recipient.batchId === batchId).map((r) => ({ ...r.recipient })),
   };
   return controls;
 }

@@ -66,6 +66,7 @@ export function createControlRouter(): Router<ControlRequest> {
     },
     { method: 'GET', pattern: '/deliveries', handler: (c) => ok(c.controls.deliveries()) },
     { method: 'GET', pattern: '/events', handler: (c) => ok(c.controls.events()) },
+    { method: 'GET', pattern: '/batches/:id/certificates', handler: (c, { id }) => ok(c.controls.certificates(id)) },
     {
       method: 'GET',
       pattern: '/subscriptions',
