@@ -1,6 +1,6 @@
 // Builds the publishable `dist/` of the community node package with no runtime
 // dependencies: each node and credential is bundled with esbuild, the shared core
-// (@certificate-service/sdk/core, resolved to ../shared/src through tsconfig paths) compiled into it; only `n8n-workflow` (a peer dependency provided by
+// (@certificate-service/sdk/core, resolved through tsconfig paths) compiled into it; only `n8n-workflow` (a peer dependency provided by
 // n8n) stays external. The output is CommonJS, not minified, so it stays readable.
 // Icons and codex files are copied next to the compiled files, as `n8n-node build` does.
 import { build } from 'esbuild';

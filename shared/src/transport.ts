@@ -1,3 +1,5 @@
+import type { HeaderBag } from './headers';
+
 /**
  * The one seam between the core and a platform. Each host passes its own:
  * Zapier wraps `z.request`, n8n wraps `httpRequestWithAuthentication`,
@@ -16,7 +18,8 @@ export interface HttpRequest {
 
 export interface HttpResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  /** A plain object, a `Map` or a WHATWG `Headers`: read case-insensitively. */
+  headers: HeaderBag;
   /** Raw text or an already-parsed JSON value; empty for 204. */
   body: unknown;
 }

@@ -1,5 +1,5 @@
 import type { Bundle, HttpRequestOptions, ZObject } from 'zapier-platform-core';
-import { CertificateServiceClient, type HttpResponse, type RetryOptions, type Transport } from '@certificate-service/sdk/core';
+import { CertificateServiceClient, type RetryOptions, type Transport } from '@certificate-service/sdk/core';
 import { toZapierError, type ErrorContext } from './errors';
 
 /**
@@ -25,19 +25,11 @@ type ZRequestOptions = HttpRequestOptions & {
  */
 export function zapierTransport(z: ZObject): Transport {
   return async (request) => {
-    const options: ZRequestOptions = {
-      url: request.url,
-      method: request.method,
-      headers: request.headers,
-      ...(request.body !== undefined ? { body: request.body } : {}),
-      skipThrowForStatus: true,
-      throwForThrottlingEarly: false,
-      merge: false,
-    };
+    // The core's request is already {method, url, headers, body?}: only Zapier's switches are added.
+    const options: ZRequestOptions = { ...request, skipThrowForStatus: true, throwForThrottlingEarly: false, merge: false };
     const response = await z.request(options);
-    const headers: HttpResponse['headers'] = {};
-    response.headers.forEach((value: string, name: string) => (headers[name] = value));
-    return { status: response.status, headers, body: response.content };
+    // node-fetch's Headers: the core reads it as it is.
+    return { status: response.status, headers: response.headers, body: response.content };
   };
 }
 

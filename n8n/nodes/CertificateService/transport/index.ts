@@ -26,19 +26,13 @@ interface ServiceCredentials {
 }
 
 function plainHeaders(headers: unknown): HttpResponse['headers'] {
-	// axios hands back an AxiosHeaders instance; its toJSON() is the plain header map.
+	// axios hands back an AxiosHeaders instance; its toJSON() is the plain header map. The
+	// core reads any letter case, and strings, numbers or lists as values.
 	const source =
 		headers && typeof (headers as { toJSON?: unknown }).toJSON === 'function'
 			? (headers as { toJSON: () => unknown }).toJSON()
 			: headers;
-	const out: HttpResponse['headers'] = {};
-	if (source && typeof source === 'object') {
-		for (const [key, value] of Object.entries(source as Record<string, unknown>)) {
-			if (typeof value === 'string' || Array.isArray(value)) out[key.toLowerCase()] = value;
-			else if (typeof value === 'number') out[key.toLowerCase()] = String(value);
-		}
-	}
-	return out;
+	return source && typeof source === 'object' ? (source as HttpResponse['headers']) : {};
 }
 
 /**
@@ -49,14 +43,8 @@ function plainHeaders(headers: unknown): HttpResponse['headers'] {
  */
 export function createTransport(context: ServiceContext): Transport {
 	return async (request) => {
-		const options: IHttpRequestOptions = {
-			method: request.method,
-			url: request.url,
-			headers: request.headers,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-		};
-		if (request.body !== undefined) options.body = request.body;
+		// The core's request is already {method, url, headers, body?}: only n8n's switches are added.
+		const options: IHttpRequestOptions = { ...request, returnFullResponse: true, ignoreHttpStatusErrors: true };
 		const response = (await context.helpers.httpRequestWithAuthentication.call(
 			context,
 			CREDENTIAL_TYPE,
