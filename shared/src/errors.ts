@@ -70,7 +70,8 @@ export function redact(text: string, secrets: ReadonlyArray<string | undefined> 
 
 function redactValue(value: unknown, secrets: ReadonlyArray<string | undefined>, depth = 0): unknown {
   if (typeof value === 'string') return redact(value, secrets);
-  if (!value || typeof value !== 'object' || depth > 6) return typeof value === 'object' ? undefined : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 6) return '[nested too deep]';
   if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[redact(k, secrets)] = redactValue(v, secrets, depth + 1);

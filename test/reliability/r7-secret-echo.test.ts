@@ -154,3 +154,36 @@ describe.each(cases)('$name', (c) => {
     if (!c.reply) nock.cleanAll(); // nothing may be sent: the second answer stays unused
   });
 });
+
+it('core: a host network error that carries the request (headers and all) is kept only as name, code and redacted message', async () => {
+  const hostError = Object.assign(new Error(`socket hang up while sending Bearer ${KEY}`), {
+    code: 'ECONNRESET',
+    config: { headers: { Authorization: `Bearer ${KEY}` } },
+    cause: Object.assign(new Error(`inner ${KEY}`), { code: 'ECONNRESET', request: { key: KEY } }),
+  });
+  const client = new CertificateServiceClient({ baseUrl: ORIGIN, secrets: [KEY], transport: async () => Promise.reject(hostError), sleep: async () => {}, retry: { maxRetries: 0 } });
+  const error = await client.getBatch('batch_1').then(
+    () => undefined,
+    (e: unknown) => e as CertificateServiceError,
+  );
+  expect(error).toMatchObject({ code: 'NETWORK_ERROR', phase: 'request' });
+  expectNoSecret(error);
+  const cause = error!.cause as Error & { code?: string; cause?: Error & { code?: string } };
+  expect([cause.name, cause.code, cause.cause?.code]).toEqual(['Error', 'ECONNRESET', 'ECONNRESET']);
+});
+
+it('core: a signing secret from a create or rotate response is redacted from later errors, whatever its shape', async () => {
+  const secret = 'custom-signing-secret-0123456789'; // no wh_sec_ prefix: only the learned list can catch it
+  nock(ORIGIN).post('/api/v1/webhooks/subscriptions').reply(201, { id: 'whs_1', url: 'https://hooks.example.com/x', events: ['certificate.issued'], signingSecret: secret });
+  nock(ORIGIN).get('/api/v1/webhooks/subscriptions/whs_1').reply(400, { error: 'VALIDATION_ERROR', message: `bad secret ${secret}`, detail: { secret } });
+  const client = new CertificateServiceClient({ baseUrl: ORIGIN, apiKey: KEY, transport: createFetchTransport(), sleep: async () => {} });
+  const sub = await client.createSubscription({ url: 'https://hooks.example.com/x', events: ['certificate.issued'] });
+  expect(sub.secret).toBe(secret);
+  const error = await client.getSubscription('whs_1').then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  const text = forms(error).join('\n');
+  expect(text).not.toContain(secret);
+  expect(text).toContain('[redacted]');
+});
