@@ -22,6 +22,7 @@ import { CertificateService } from '../../n8n/nodes/CertificateService/Certifica
 import { toZapierError } from '../../zapier/src/lib/errors';
 import App from '../../zapier/src';
 import { fakeExecute, rl } from '../n8n/fake-context';
+import { setupNock } from '../zapier/mock-api';
 
 const ORIGIN = 'https://certs.echo.test';
 const KEY = 'sk_live_echo_7f3a9c1d2e4b5a6f8091a2b3c4d5e6f7';
@@ -83,13 +84,7 @@ function answer(c: Case): void {
   nock(ORIGIN).post(ISSUE_PATH).reply(status, typeof body === 'string' ? body : JSON.stringify(body), { 'Content-Type': 'application/json', ...headers });
 }
 
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => {
-  const pending = nock.pendingMocks();
-  nock.cleanAll();
-  expect(pending).toEqual([]);
-});
-afterAll(() => nock.enableNetConnect());
+setupNock();
 
 it('the 502 page really puts the key across the cut (so the case tests what it claims)', () => {
   const text = HTML_502.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
