@@ -3,7 +3,7 @@ import { chunk, failChunk, mapBulkResponse, type ItemOutcome } from './bulk';
 import { CertificateServiceError, redactError, validationError } from './errors';
 import { MAX_PAGE_SIZE, paginate, readOne, readPage } from './pagination';
 import type { RateLimitState } from './rate-limit';
-import { Requester, type CallSpec, type CallResult, type RequesterOptions } from './request';
+import { Requester, type RequesterOptions } from './request';
 import type {
   ActionResult,
   Batch,
@@ -138,10 +138,6 @@ export class CertificateServiceClient {
     }
   }
 
-  #call(spec: CallSpec): Promise<CallResult> {
-    return this.#http.call(spec);
-  }
-
   /** A signing secret the service returned: it must never appear in a later error either. */
   #learnSecret(secret: string | undefined): void {
     if (secret && !this.#http.secrets.includes(secret)) this.#http.secrets.push(secret);
@@ -151,7 +147,7 @@ export class CertificateServiceClient {
 
   async auth(): Promise<Workspace> {
     // POST /auth only checks the key, so it is retried like a GET.
-    const { body } = await this.#call({ method: 'POST', path: '/auth', safeToRepeat: true });
+    const { body } = await this.#http.call({ method: 'POST', path: '/auth', safeToRepeat: true });
     return readOne<Workspace>(body, 'workspace');
   }
 
@@ -163,7 +159,7 @@ export class CertificateServiceClient {
       limit: validateLimit(options.limit ?? MAX_PAGE_SIZE),
       status: options.status === undefined ? undefined : this.#checked(() => validateStatus(options.status)),
     };
-    const { body } = await this.#call({ method: 'GET', path: '/batches', query });
+    const { body } = await this.#http.call({ method: 'GET', path: '/batches', query });
     return readPage<Batch>(body);
   }
 
@@ -173,23 +169,23 @@ export class CertificateServiceClient {
   }
 
   async getBatch(batchId: string): Promise<Batch> {
-    const { body } = await this.#call({ method: 'GET', path: `/batches/${seg(batchId, 'batchId')}` });
+    const { body } = await this.#http.call({ method: 'GET', path: `/batches/${seg(batchId, 'batchId')}` });
     return readOne<Batch>(body, 'batch');
   }
 
   async createBatch(input: { title: string; designId: string; [extra: string]: unknown }): Promise<Batch> {
     const body = { ...input, title: requireString(input?.title, 'title'), designId: requireString(input?.designId, 'designId') };
-    const res = await this.#call({ method: 'POST', path: '/batches', body });
+    const res = await this.#http.call({ method: 'POST', path: '/batches', body });
     return readOne<Batch>(res.body, 'batch');
   }
 
   async archiveBatch(batchId: string): Promise<Batch> {
-    const { body } = await this.#call({ method: 'POST', path: `/batches/${seg(batchId, 'batchId')}/archive` });
+    const { body } = await this.#http.call({ method: 'POST', path: `/batches/${seg(batchId, 'batchId')}/archive` });
     return actionResult(body, { id: batchId, status: 'archived' }) as Batch;
   }
 
   async unarchiveBatch(batchId: string): Promise<Batch> {
-    const { body } = await this.#call({ method: 'POST', path: `/batches/${seg(batchId, 'batchId')}/unarchive` });
+    const { body } = await this.#http.call({ method: 'POST', path: `/batches/${seg(batchId, 'batchId')}/unarchive` });
     return actionResult(body, { id: batchId, status: 'active' }) as Batch;
   }
 
@@ -197,7 +193,7 @@ export class CertificateServiceClient {
 
   async listDesigns(options: ListOptions = {}): Promise<Page<Design>> {
     const query = { cursor: options.cursor, limit: options.limit === undefined ? undefined : validateLimit(options.limit) };
-    const { body } = await this.#call({ method: 'GET', path: '/designs', query });
+    const { body } = await this.#http.call({ method: 'GET', path: '/designs', query });
     return readPage<Design>(body);
   }
 
@@ -212,7 +208,7 @@ export class CertificateServiceClient {
     // batch list's documented `cursor` and `limit`.
     const path = `/batches/${seg(batchId, 'batchId')}/recipients`;
     const query = { cursor: options.cursor, limit: validateLimit(options.limit ?? MAX_PAGE_SIZE), emailStatus: options.emailStatus };
-    const { body } = await this.#call({ method: 'GET', path, query });
+    const { body } = await this.#http.call({ method: 'GET', path, query });
     return readPage<Recipient>(body);
   }
 
@@ -223,7 +219,7 @@ export class CertificateServiceClient {
 
   async getRecipient(batchId: string, recipientId: string): Promise<Recipient> {
     const path = `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}`;
-    const { body } = await this.#call({ method: 'GET', path });
+    const { body } = await this.#http.call({ method: 'GET', path });
     return readOne<Recipient>(body, 'recipient');
   }
 
@@ -236,7 +232,7 @@ export class CertificateServiceClient {
   async #issueOne(batchId: string, recipient: ValidRecipient, send: boolean | undefined): Promise<Recipient> {
     const path = `/batches/${seg(batchId, 'batchId')}/recipients`;
     const body = { ...recipient, ...(send !== undefined ? { send: !!send } : {}) };
-    const res = await this.#call({ method: 'POST', path, body, recipients: [recipient.email] });
+    const res = await this.#http.call({ method: 'POST', path, body, recipients: [recipient.email] });
     return readOne<Recipient>(res.body, 'recipient');
   }
 
@@ -256,7 +252,7 @@ export class CertificateServiceClient {
     const path = `/batches/${seg(batchId, 'batchId')}/recipients/bulk`;
     const emails = recipients.map((r) => r.email);
     const body = { recipients, ...(send !== undefined ? { send: !!send } : {}) };
-    const res = await this.#call({ method: 'POST', path, body, recipients: emails });
+    const res = await this.#http.call({ method: 'POST', path, body, recipients: emails });
     return mapBulkResponse(res.body, emails);
   }
 
@@ -379,38 +375,38 @@ export class CertificateServiceClient {
   async updateRecipient(batchId: string, recipientId: string, update: RecipientUpdate): Promise<Recipient> {
     const path = `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}`;
     const body = this.#checked(() => validateUpdate(update));
-    const res = await this.#call({ method: 'PATCH', path, body });
+    const res = await this.#http.call({ method: 'PATCH', path, body });
     return actionResult(res.body, { id: recipientId, batchId }) as Recipient;
   }
 
   async deleteRecipient(batchId: string, recipientId: string): Promise<ActionResult> {
     const path = `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}`;
-    const { body } = await this.#call({ method: 'DELETE', path });
+    const { body } = await this.#http.call({ method: 'DELETE', path });
     return actionResult(body, { id: recipientId, batchId, deleted: true });
   }
 
   async sendCertificate(batchId: string, recipientId: string): Promise<ActionResult> {
     const path = `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}/send`;
-    const { body } = await this.#call({ method: 'POST', path });
+    const { body } = await this.#http.call({ method: 'POST', path });
     return actionResult(body, { id: recipientId, batchId, queued: true });
   }
 
   // --- Certificates (lookups) ---------------------------------------------
 
   async getCertificate(certificateId: string): Promise<Recipient> {
-    const { body } = await this.#call({ method: 'GET', path: `/certificates/${seg(certificateId, 'certificateId')}` });
+    const { body } = await this.#http.call({ method: 'GET', path: `/certificates/${seg(certificateId, 'certificateId')}` });
     return readOne<Recipient>(body, 'certificate', 'recipient');
   }
 
   async getCertificateByToken(shareToken: string): Promise<Recipient> {
-    const { body } = await this.#call({ method: 'GET', path: `/certificates/by-token/${seg(shareToken, 'shareToken')}` });
+    const { body } = await this.#http.call({ method: 'GET', path: `/certificates/by-token/${seg(shareToken, 'shareToken')}` });
     return readOne<Recipient>(body, 'certificate', 'recipient');
   }
 
   // --- Webhook subscriptions ----------------------------------------------
 
   async listSubscriptions(options: ListOptions = {}): Promise<Page<WebhookSubscription>> {
-    const { body } = await this.#call({ method: 'GET', path: '/webhooks/subscriptions', query: { cursor: options.cursor } });
+    const { body } = await this.#http.call({ method: 'GET', path: '/webhooks/subscriptions', query: { cursor: options.cursor } });
     const page = readPage<unknown>(body);
     return { items: page.items.map(readSubscription), nextCursor: page.nextCursor };
   }
@@ -422,30 +418,30 @@ export class CertificateServiceClient {
   /** The returned `secret` is shown once: store it to verify deliveries. */
   async createSubscription(input: { url: string; events: EventType[] }): Promise<WebhookSubscription> {
     const body = this.#checked(() => ({ url: validateWebhookUrl(input?.url), events: validateEvents(input?.events) }));
-    const res = await this.#call({ method: 'POST', path: '/webhooks/subscriptions', body });
+    const res = await this.#http.call({ method: 'POST', path: '/webhooks/subscriptions', body });
     const subscription = readSubscription(res.body);
     this.#learnSecret(subscription.secret);
     return subscription;
   }
 
   async getSubscription(subscriptionId: string): Promise<WebhookSubscription> {
-    const { body } = await this.#call({ method: 'GET', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}` });
+    const { body } = await this.#http.call({ method: 'GET', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}` });
     return readSubscription(body);
   }
 
   async deleteSubscription(subscriptionId: string): Promise<ActionResult> {
-    const { body } = await this.#call({ method: 'DELETE', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}` });
+    const { body } = await this.#http.call({ method: 'DELETE', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}` });
     return actionResult(body, { id: subscriptionId, deleted: true });
   }
 
   async testSubscription(subscriptionId: string): Promise<ActionResult> {
-    const { body } = await this.#call({ method: 'POST', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}/test` });
+    const { body } = await this.#http.call({ method: 'POST', path: `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}/test` });
     return actionResult(body, { id: subscriptionId });
   }
 
   async rotateSubscriptionSecret(subscriptionId: string): Promise<{ id: string; secret: string }> {
     const path = `/webhooks/subscriptions/${seg(subscriptionId, 'subscriptionId')}/rotate-secret`;
-    const { body } = await this.#call({ method: 'POST', path });
+    const { body } = await this.#http.call({ method: 'POST', path });
     const secret = readSecret(readOne<Record<string, unknown>>(body ?? {}, 'subscription'));
     if (!secret) throw new CertificateServiceError({ code: 'UNKNOWN', phase: 'response', message: 'The service rotated the secret but returned none. Re-create the subscription.' });
     this.#learnSecret(secret);
