@@ -45,6 +45,8 @@ export interface IssueManyOptions {
   stopOnInvalid?: boolean;
   /** Skip items whose email is already in their batch (or earlier in the same call); see issueMany. */
   skipExisting?: boolean;
+  /** Called once the calls are planned and after each call: items with an outcome so far, of `total`. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** An item for {@link CertificateServiceClient.issueMany}: a recipient and where it goes. */
@@ -243,6 +245,8 @@ export class CertificateServiceClient {
       }
     }
 
+    let done = items.length - repeats.length - [...groups.values()].reduce((n, g) => n + g.length, 0);
+    options.onProgress?.(done, items.length);
     for (const indexes of groups.values()) {
       const { batchId, send } = items[indexes[0]];
       for (const part of chunk(indexes)) {
@@ -259,12 +263,14 @@ export class CertificateServiceClient {
           results = failChunk(error, inputs.map((r) => String(r.email).trim()));
         }
         part.forEach((inputIndex, j) => (outcomes[inputIndex] = results[j]));
+        options.onProgress?.((done += part.length), items.length);
       }
     }
     for (const [i, first] of repeats) {
       const o = outcomes[first];
       outcomes[i] = o.ok ? { ok: true, skipped: true, recipient: o.recipient } : o;
     }
+    if (repeats.length) options.onProgress?.(items.length, items.length);
     return outcomes;
   }
 
