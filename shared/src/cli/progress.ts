@@ -28,12 +28,12 @@ export function progressBar(stream: ProgressStream, source: ProgressSource, now:
     const remaining = source.rate.remaining;
     const limit =
       until !== undefined && until > now()
-        ? `waiting ${Math.ceil((until - now()) / 1000)} s (rate limit)`
+        ? `rate limit: waiting ${Math.ceil((until - now()) / 1000)} s`
         : remaining !== undefined
-          ? `${remaining} requests left in this window`
+          ? `rate limit: ${remaining} left`
           : '';
     const line = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}${limit ? ` · ${limit}` : ''}`;
-    stream.write(`\r${line.slice(0, (stream.columns ?? 80) - 1)}\x1b[K`);
+    stream.write(`\r${line.slice(0, (stream.columns || 80) - 1)}\x1b[K`);
   };
   const timer = setInterval(draw, 250);
   timer.unref();
