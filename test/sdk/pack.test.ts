@@ -89,3 +89,22 @@ test('the certsvc bin runs from node_modules/.bin', async () => {
   const version = await node([path.join(app, 'node_modules/.bin/certsvc'), '--version']);
   expect(version.stdout.trim()).toBe(pkg.version);
 }, 60_000);
+
+test("the README's issue example runs as written", async () => {
+  const readme = fs.readFileSync(path.join(SHARED, 'README.md'), 'utf8');
+  const example = readme.split('### Issue certificates')[1].split('```js\n')[1].split('```')[0];
+  const learners = [
+    { name: 'Ada Lovelace', email: 'ada@example.com', score: 97 },
+    { name: 'Alan Turing', email: 'alan@example.com', score: 95 },
+  ];
+  const file = path.join(app, 'readme-example.mjs');
+  fs.writeFileSync(file, `const learners = ${JSON.stringify(learners)};\n${example}`);
+  const ws = sb.controls.createWorkspace();
+  const { stdout, stderr } = await node([file], { CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_API_KEY: ws.apiKey });
+  expect(stderr).toBe('');
+  expect(stdout.trim().split('\n')).toEqual([
+    expect.stringMatching(/^ada@example.com: issued CERT-\d{4}-\d{6}-\d{4}$/),
+    expect.stringMatching(/^alan@example.com: issued CERT-\d{4}-\d{6}-\d{4}$/),
+  ]);
+  expect(sb.controls.quota(ws.workspaceId).used).toBe(2);
+}, 60_000);
