@@ -139,7 +139,7 @@ test('rows that fail: exit 1, each in --errors as CSV, outcome-unknown ones flag
   expect(fs.readFileSync(errors, 'utf8')).toBe('line,name,email,code,message,outcomeUnknown\n');
 }, 60_000);
 
-test('usage errors exit 2 before any request; a refused key exits 1 and is never printed', async () => {
+test('usage errors exit 2 before any request; a refused key or an unknown batch exits 1; the key is never printed', async () => {
   const ws = sb.controls.createWorkspace();
   sb.controls.resetCounters();
   expect((await certsvc(['issue', '--csv', 'x.csv'], { CERTSVC_API_KEY: ws.apiKey })).code).toBe(2); // no --batch
@@ -156,6 +156,12 @@ test('usage errors exit 2 before any request; a refused key exits 1 and is never
   expect(refused.code).toBe(1);
   expect(refused.stderr).toMatch(/INVALID_API_KEY|invalid|API key/i);
   expect(refused.stdout + refused.stderr).not.toContain(bad);
+
+  const csv = writeCsv('one.csv', 'name,email\nA,a@example.com\n');
+  const noBatch = await certsvc(['issue', '--batch', 'batch_missing', '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
+  expect(noBatch.code).toBe(1);
+  expect(noBatch.stderr).toMatch(/^certsvc: .*"batch_missing"/);
+  expect(noBatch.stdout).toBe('');
 
   const ok = await certsvc(['auth'], { CERTSVC_API_KEY: ws.apiKey });
   expect(ok.code).toBe(0);

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
-import { createClient, createExpressHandler, createFastifyHandler, createNodeHandler, createWebHandler, fastifyReceiver, signPayload, type DeliveryStore, type ReceiverOptions, type WebhookEvent } from '@certificate-service/sdk';
+import { createClient, createReceiver, createExpressHandler, createFastifyHandler, createNodeHandler, createWebHandler, fastifyReceiver, signPayload, type DeliveryStore, type ReceiverOptions, type WebhookEvent } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '../sandbox';
 
 const SECRET = 'wh_sec_receiver_test_0123456789';
@@ -183,6 +183,40 @@ describe.each(Object.keys(frameworks))('%s receiver', (name) => {
     expect(events).toEqual([]);
     expect(await h.send(h.raw, d.body, d.headers)).toEqual({ status: 200, body: { received: true } });
     expect(events.map((e) => e.type)).toEqual(['certificate.sent']);
+  });
+});
+
+describe('failures around the handler', () => {
+  test('a store that throws: 500 (the service retries), onError told, onEvent not called', async () => {
+    const told: unknown[] = [];
+    const events: WebhookEvent[] = [];
+    const receive = createReceiver({
+      secret: SECRET,
+      store: { claim: async () => Promise.reject(new Error('redis down')) },
+      onError: (error) => told.push(error),
+      onEvent: (event) => void events.push(event),
+    });
+    const d = delivery();
+    expect(await receive(d.body, d.headers)).toEqual({ status: 500, body: { error: 'HANDLER_FAILED', message: expect.stringMatching(/will retry/) } });
+    expect(told).toEqual([new Error('redis down')]);
+    expect(events).toEqual([]);
+  });
+
+  test('a receiver without a secret or onEvent refuses to start', () => {
+    expect(() => createReceiver({ secret: '', onEvent: () => {} })).toThrow(/signing secret/);
+    expect(() => createReceiver({ secret: SECRET } as ReceiverOptions)).toThrow(/onEvent/);
+  });
+
+  test('node http: a body over maxBodyBytes answers 413 before verifying', async () => {
+    const server = http.createServer(createNodeHandler({ secret: SECRET, onEvent: () => {}, maxBodyBytes: 1024 }));
+    const origin = await listen(server);
+    try {
+      const res = await fetch(`${origin}/hooks`, { method: 'POST', body: 'x'.repeat(2048), headers: { 'Content-Type': 'application/json' } });
+      expect(res.status).toBe(413);
+      expect(await res.json()).toMatchObject({ error: 'BODY_TOO_LARGE' });
+    } finally {
+      await closeServer(server);
+    }
   });
 });
 

@@ -19,7 +19,13 @@ export function createNodeHandler(options: NodeReceiverOptions): (req: NodeReque
   const receive = createReceiver(options);
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   return async (req, res) => {
-    const raw = req.body !== undefined ? req.body : await readBody(req, maxBodyBytes);
+    let raw: unknown;
+    try {
+      raw = req.body !== undefined ? req.body : await readBody(req, maxBodyBytes);
+    } catch {
+      res.destroy(); // the sender went away mid-body; there is no one to answer
+      return;
+    }
     const answer = raw === TOO_LARGE ? { status: 413, body: { error: 'BODY_TOO_LARGE', message: `The body is over ${maxBodyBytes} bytes.` } } : await receive(raw, req.headers);
     res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer.body));
   };

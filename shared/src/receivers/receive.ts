@@ -37,7 +37,7 @@ export interface ReceiverOptions {
   store?: DeliveryStore;
   /** Replay window around the signed timestamp (default 300 s). */
   toleranceSeconds?: number;
-  /** Told about a failed `onEvent` (default: `console.error`). */
+  /** Told about a failed `onEvent` or store (default: `console.error`). */
   onError?: (error: unknown, event: WebhookEvent) => void;
 }
 
@@ -58,18 +58,21 @@ export function createReceiver(options: ReceiverOptions): (rawBody: unknown, hea
   if (secrets.length === 0) throw new Error('A receiver needs the subscription\'s signing secret (`secret`, starting with wh_sec_).');
   if (typeof options.onEvent !== 'function') throw new Error('A receiver needs an `onEvent(event, delivery)` function.');
   const store = options.store ?? memoryStore();
-  const onError = options.onError ?? ((error: unknown) => console.error('Certificate Service receiver: onEvent failed; answered 500 so the service retries.', error));
+  const onError = options.onError ?? ((error: unknown) => console.error('Certificate Service receiver: answered 500 so the service retries.', error));
 
   return async (rawBody, headers) => {
     const result = checkDelivery(rawBody, headers, secrets, { toleranceSeconds: options.toleranceSeconds });
     if (!result.ok) return { status: BAD_REQUEST.includes(result.reason) ? 400 : 401, body: { error: result.reason, message: result.message } };
     // Claimed only after the signature checked out, so forged requests cannot fill the store.
     const delivery = { id: getHeader(headers, 'X-Service-Delivery') ?? result.event.id, timestamp: result.timestamp };
-    if (!(await store.claim(delivery.id))) return { status: 200, body: { received: true, duplicate: true } };
+    let claimed = false;
     try {
+      claimed = await store.claim(delivery.id);
+      if (!claimed) return { status: 200, body: { received: true, duplicate: true } };
       await options.onEvent(result.event, delivery);
     } catch (error) {
-      await store.release?.(delivery.id);
+      // A failed store or handler answers 500, so the service delivers it again later.
+      if (claimed) await Promise.resolve(store.release?.(delivery.id)).catch(() => {});
       onError(error, result.event);
       return { status: 500, body: { error: 'HANDLER_FAILED', message: 'The receiver could not handle this delivery; the service will retry it.' } };
     }
