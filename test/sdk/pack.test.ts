@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createSandbox, type Sandbox } from '../sandbox';
+import { ensureNode, ensureNode22 } from '../zapier/support/node22';
 import { SHARED, ensureBuilt } from './built';
 
 const run = promisify(execFile);
@@ -68,6 +69,21 @@ test('require(pkg).createClient({ baseUrl, apiKey }) issues a certificate from p
   const res = await fetch(`${sb.baseUrl}/certificates/${out.certificateId}`, { headers: { Authorization: `Bearer ${sb.apiKey}` } });
   expect(await res.json()).toMatchObject({ certificateId: out.certificateId, batchId: out.batchId, name: 'Ada Lovelace' });
 }, 60_000);
+
+test.each([
+  ['20.18.1', "the engines floor (undici 7's)", () => ensureNode('20.18.1')],
+  ['22', "Zapier's runtime", ensureNode22],
+])('it runs on Node %s, %s: require, import and the bin', async (version, _why, install) => {
+  const bin = await install();
+  const env = { BASE_URL: sb.baseUrl, API_KEY: sb.apiKey, CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_API_KEY: sb.apiKey };
+  const script = `require('@certificate-service/sdk').createClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY }).auth().then((w) => console.log(JSON.stringify({ w, v: process.version })))`;
+  const cjs = JSON.parse((await run(bin, ['-e', script], { cwd: app, env })).stdout);
+  expect(cjs).toEqual({ w: sb.workspace, v: expect.stringMatching(new RegExp(`^v${version.replace(/\./g, '\\.')}`)) });
+  const esm = await run(bin, ['--input-type=module', '-e', `import { createWebHandler } from '@certificate-service/sdk'; console.log(typeof createWebHandler)`], { cwd: app, env });
+  expect(esm.stdout.trim()).toBe('function');
+  const cli = await run(bin, [path.join(app, 'node_modules/.bin/certsvc'), 'auth'], { cwd: app, env });
+  expect(JSON.parse(cli.stdout)).toEqual(sb.workspace);
+}, 300_000);
 
 test('import works too (ESM), sharing one copy of the classes with require', async () => {
   const script = `
