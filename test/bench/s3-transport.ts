@@ -58,7 +58,7 @@ export async function runS3(options: { quick?: boolean; log?: (line: string) => 
         note:
           ratio >= 1
             ? undefined
-            : `undici was slower than fetch here by ${round((1 - ratio) * 100, 0)}%. Client and sandbox share one process and one thread, so this measures per-request CPU in the client.`,
+            : `undici was slower than fetch here by ${round((1 - ratio) * 100, 0)}% (client and sandbox share one process and one thread).`,
         extra: { requests, concurrency, rounds, roundMs: ms, perRoundRatios: perRound, connections: 16 },
       },
     ];
