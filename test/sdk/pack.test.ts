@@ -10,6 +10,8 @@ import { createSandbox, type Sandbox } from '../sandbox';
 import { ensureNode, ensureNode22 } from '../zapier/support/node22';
 import { SHARED, ensureBuilt } from './built';
 
+const ROOT = path.resolve(__dirname, '../..');
+
 const run = promisify(execFile);
 const pkg = JSON.parse(fs.readFileSync(path.join(SHARED, 'package.json'), 'utf8'));
 
@@ -123,4 +125,34 @@ test("the README's issue example runs as written", async () => {
     expect.stringMatching(/^alan@example.com: issued CERT-\d{4}-\d{6}-\d{4}$/),
   ]);
   expect(sb.controls.quota(ws.workspaceId).used).toBe(2);
+}, 60_000);
+
+test('its types resolve through the exports map for TypeScript ESM and CommonJS consumers (nodenext)', async () => {
+  fs.writeFileSync(
+    path.join(app, 'check.mts'),
+    `import { createClient, createWebHandler, type WebhookEvent } from '@certificate-service/sdk';
+import { verifyDelivery, type ItemOutcome } from '@certificate-service/sdk/core';
+const client = createClient({ baseUrl: 'https://x.test', apiKey: 'k' });
+const handler: (request: Request) => Promise<Response> = createWebHandler({ secret: 's', onEvent: (event: WebhookEvent) => void event.type });
+const outcomes: ItemOutcome[] = await client.issueMany([], { skipExisting: true });
+// @ts-expect-error apiKey is required (were the types missing, this line would not be an error)
+createClient({ baseUrl: 'https://x.test' });
+export { handler, outcomes, verifyDelivery };
+`,
+  );
+  fs.writeFileSync(
+    path.join(app, 'check.cts'),
+    `import { createExpressHandler, memoryStore } from '@certificate-service/sdk';
+// @ts-expect-error claim takes a delivery id
+memoryStore().claim(42);
+export = createExpressHandler;
+`,
+  );
+  const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+  const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules/@types'), 'check.mts', 'check.cts'];
+  const result = await run(process.execPath, [tsc, ...args], { cwd: app }).then(
+    (r) => ({ code: 0, out: r.stdout }),
+    (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+  );
+  expect(result).toEqual({ code: 0, out: '' });
 }, 60_000);
