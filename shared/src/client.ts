@@ -61,6 +61,8 @@ export interface IssueManyOptions {
    * the first error (n8n without "Continue On Fail").
    */
   stopOnError?: boolean;
+  /** Called once the calls are planned and after each call: items with an outcome so far, of `total`. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 function notSent(email: string, failedItem: number): CertificateServiceError {
@@ -317,6 +319,8 @@ export class CertificateServiceClient {
     }
 
     let stoppedAt: number | undefined;
+    let done = items.length - repeats.length - [...groups.values()].reduce((n, g) => n + g.length, 0);
+    options.onProgress?.(done, items.length);
     for (const indexes of groups.values()) {
       const { batchId, send } = items[indexes[0]];
       for (const part of chunk(indexes, options.bulk === false ? 1 : undefined)) {
@@ -338,12 +342,14 @@ export class CertificateServiceClient {
         }
         part.forEach((inputIndex, j) => (outcomes[inputIndex] = results[j]));
         if (options.stopOnError) stoppedAt = part.find((i) => !outcomes[i].ok);
+        options.onProgress?.((done += part.length), items.length);
       }
     }
     for (const [i, first] of repeats) {
       const o = outcomes[first];
       outcomes[i] = o.ok ? { ok: true, skipped: true, recipient: o.recipient } : o;
     }
+    if (repeats.length) options.onProgress?.(items.length, items.length);
     return outcomes;
   }
 

@@ -1,8 +1,9 @@
 import type { HttpResponse, Transport } from './transport';
 
 /**
- * A transport on Node's built-in fetch (undici) for standalone use.
- * Kept out of the main entry so hosts with their own HTTP stack never load it.
+ * A transport on the runtime's built-in fetch: `createClient({ transport: createFetchTransport() })`
+ * where undici's own request API is not wanted (the default is `createUndiciTransport`).
+ * Kept out of the core entry so hosts with their own HTTP stack never load it.
  */
 export function createFetchTransport(options: { timeoutMs?: number } = {}): Transport {
   const timeoutMs = options.timeoutMs ?? 30_000;

@@ -1,15 +1,35 @@
+// The entry point for apps (`@certificate-service/sdk`): the core, plus what a Node app needs on
+// top of it: a real HTTP transport (undici), a timer, and webhook receivers for its web framework.
 import { CertificateServiceClient, type ClientOptions } from './client';
 import { createFetchTransport } from './fetch-transport';
+import type { Transport } from './transport';
+import { createUndiciTransport, type UndiciTransportOptions } from './undici-transport';
 
 export * from './index';
-export { createFetchTransport };
+export * from './receivers';
+export { createFetchTransport, createUndiciTransport, type UndiciTransportOptions };
+export type { PooledTransport } from './undici-transport';
 
 /** Waits with a plain timer; the core itself takes its `sleep` from the host. */
 export const timerSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A client for scripts and servers: fetch transport, timer waits, Bearer auth added by the core. */
-export function createClient(
-  options: Omit<ClientOptions, 'transport' | 'sleep'> & { apiKey: string; timeoutMs?: number; sleep?: ClientOptions['sleep'] },
-): CertificateServiceClient {
-  return new CertificateServiceClient({ sleep: timerSleep, ...options, transport: createFetchTransport({ timeoutMs: options.timeoutMs }) });
+export type CreateClientOptions = Omit<ClientOptions, 'transport' | 'sleep'> & {
+  apiKey: string;
+  /** Headers and body timeout of the default transport, in ms (default 30,000). */
+  timeoutMs?: number;
+  /** Further settings of the default undici transport (pool size, connect timeout, dispatcher). */
+  http?: UndiciTransportOptions;
+  /** Your own transport instead of undici (e.g. `createFetchTransport()`). */
+  transport?: Transport;
+  sleep?: ClientOptions['sleep'];
+};
+
+/** A client for scripts and servers: undici keep-alive transport, timer waits, Bearer auth added by the core. */
+export function createClient(options: CreateClientOptions): CertificateServiceClient {
+  const { timeoutMs, http, transport, ...rest } = options;
+  return new CertificateServiceClient({
+    sleep: timerSleep,
+    ...rest,
+    transport: transport ?? createUndiciTransport({ headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs, ...http }),
+  });
 }

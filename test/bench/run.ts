@@ -1,5 +1,5 @@
 // The benchmarks: `npm run bench` (builds first), or `npx tsx test/bench/run.ts [options]`.
-//   --only P1,P4   run only these (P1..P6, S = the sandbox's own benchmark)
+//   --only P1,P4   run only these (P1..P6, S = the sandbox's own benchmark, S3 = the SDK's transports)
 //   --quick        small N for a smoke run; written to results.local.json (git-ignored)
 //   --markdown     also print the table as Markdown (for the README)
 //   --print        print results.json as a Markdown table and exit (runs nothing)
@@ -15,6 +15,7 @@ import { runP3 } from './p3-trigger';
 import { runP4 } from './p4-verify';
 import { runP5 } from './p5-zapier';
 import { runP6 } from './p6-pagination';
+import { runS3 } from './s3-transport';
 import { runSandboxRows } from './sandbox-rows';
 
 interface RunOptions {
@@ -30,6 +31,7 @@ const BENCHES: Record<string, (o: RunOptions) => Promise<Row[]> | Row[]> = {
   P5: runP5,
   P6: runP6,
   S: runSandboxRows,
+  S3: runS3,
 };
 
 const RESULTS = path.join(__dirname, 'results.json');
@@ -80,7 +82,7 @@ export function markdownTable(rows: Row[]): string {
   ].join('\n');
 }
 
-const ORDER = ['P1', 'P2', 'P3', 'P3b', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'S1', 'S2'];
+const ORDER = ['P1', 'P2', 'P3', 'P3b', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'S1', 'S2', 'S3'];
 const byId = (a: Row, b: Row) => (ORDER.indexOf(a.id) + 1 || 99) - (ORDER.indexOf(b.id) + 1 || 99) || a.id.localeCompare(b.id);
 
 async function main() {
@@ -126,7 +128,8 @@ async function main() {
   const measuredAt = new Date(started).toISOString();
   const environment = { node: process.version, cpus: os.cpus().length, platform: `${os.platform()} ${os.arch()}` };
   const results: Record<string, unknown> = { ...(previous.results ?? {}) };
-  for (const id of args.only) for (const key of Object.keys(results)) if (key === id || key.startsWith(id)) delete results[key];
+  // (S's rows are S1, S2; S3 is a benchmark of its own, so running S leaves it alone.)
+  for (const id of args.only) for (const key of Object.keys(results)) if (key === id || (key.startsWith(id) && !BENCHES[key])) delete results[key];
   for (const r of rows) results[r.id] = { ...r, command, measuredAt, environment, ...(args.quick ? { quick: true } : {}) };
   fs.writeFileSync(file, stableJson({ about: 'Written by test/bench/run.ts; see test/bench/README.md. Ratios are measured side by side in one run.', results }));
   console.log(`wrote ${path.relative(process.cwd(), file)} (${((Date.now() - started) / 1000).toFixed(0)} s in all)`);

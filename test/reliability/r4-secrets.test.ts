@@ -18,6 +18,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
 import { createClient } from '@certificate-service/sdk';
+import undici = require('undici'); // the module object itself, so its request can be wrapped
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import { resetDeliveryMemory } from '../../n8n/nodes/CertificateServiceTrigger/deliveries';
@@ -110,6 +111,15 @@ beforeAll(async () => {
     return response;
   }) as typeof fetch;
   restore.push(() => void (globalThis.fetch = realFetch));
+  // …and over undici.request, the transport of the SDK's createClient (its body is read here, then handed on).
+  const realRequest = undici.request;
+  undici.request = (async (...args: Parameters<typeof undici.request>) => {
+    const response = await realRequest(...args);
+    const text = await response.body.text();
+    for (const m of text.matchAll(/wh_sec_[A-Za-z0-9_-]+/g)) secrets.add(m[0]);
+    return { ...response, body: { text: async () => text } };
+  }) as typeof undici.request;
+  restore.push(() => void (undici.request = realRequest));
   process.env.LOG_TO_STDOUT = '1'; // zapier-platform-core's app tester then prints z.console and its HTTP log
   sb = await createSandbox({ rateLimit: false, timeScale: 0.0001, mailDelayMs: 5, deliveryTimeoutMs: 2000 });
   const ws = sb.controls.createWorkspace({ username: 'R4 secrets', quota: 5_000 });

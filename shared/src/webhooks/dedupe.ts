@@ -32,6 +32,11 @@ export class DeliveryDeduper {
     while (this.ids.size > this.maxSize) this.ids.delete(this.ids.keys().next().value as string);
   }
 
+  /** Lets `id` be accepted again: a receiver whose handler failed wants the service's retry. */
+  forget(id: string): void {
+    this.ids.delete(id);
+  }
+
   /** Oldest first; small enough to keep in n8n static data. */
   toJSON(): string[] {
     return [...this.ids.keys()];

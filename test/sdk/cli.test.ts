@@ -1,0 +1,238 @@
+// The built `certsvc` CLI as a child process against an in-process sandbox: a 250-row CSV
+// issued in 3 bulk calls, the second run skipping all 250; bad input refused before any
+// request; failed rows in --errors; exit codes 0/1/2; the API key never printed.
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { signPayload } from '@certificate-service/sdk';
+import { createSandbox, type Sandbox } from '../sandbox';
+import { CLI, ensureBuilt } from './built';
+
+// Each CLI run is a fresh Node process (about 0.5 s here on a busy machine).
+jest.setTimeout(60_000);
+
+let sb: Sandbox;
+let dir: string;
+beforeAll(async () => {
+  await ensureBuilt();
+  sb = await createSandbox({ timeScale: 0.001 });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-'));
+}, 120_000);
+afterAll(async () => {
+  await sb.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI (async, so this process keeps serving the sandbox) with the key and URL in the environment. */
+function certsvc(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, CERTSVC_BASE_URL: sb.baseUrl, ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const lastLine = (text: string) => JSON.parse(text.trim().split('\n').pop()!);
+const writeCsv = (name: string, text: string) => {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return file;
+};
+const rows = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `Learner ${from + i},learner${from + i}@example.com,Course ${i % 3},${i}`);
+const routes = () => sb.controls.counters().requests.byRoute;
+const count = (pattern: RegExp) => Object.entries(routes()).filter(([r]) => pattern.test(r)).reduce((n, [, c]) => n + c, 0);
+const BULK = /^POST .*\/recipients\/bulk$/;
+
+async function workspace() {
+  const ws = sb.controls.createWorkspace({ quota: 10_000 });
+  const created = await certsvc(['batches', 'create', '--title', 'CLI', '--design', 'design_classic'], { CERTSVC_API_KEY: ws.apiKey });
+  expect(created.code).toBe(0);
+  return { ...ws, batchId: JSON.parse(created.stdout).id as string };
+}
+
+test('issue: 250 rows in 3 bulk calls; the second run issues 0 and skips 250', async () => {
+  const ws = await workspace();
+  const csv = writeCsv('250.csv', ['name,email,course,score', ...rows(250)].join('\n'));
+  sb.controls.resetCounters();
+
+  const first = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
+  expect(first.code).toBe(0);
+  // One read of the (empty) batch for skip-existing, then 3 bulk calls of 100, 100, 50.
+  expect(lastLine(first.stdout)).toEqual({ issued: 250, skipped: 0, failed: 0, requests: 4 });
+  expect(count(BULK)).toBe(3);
+  expect(sb.controls.counters().requests.total).toBe(4);
+  expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
+
+  sb.controls.resetCounters();
+  const second = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
+  expect(second.code).toBe(0);
+  expect(lastLine(second.stdout)).toEqual({ issued: 0, skipped: 250, failed: 0, requests: 3 });
+  expect(count(/^POST/)).toBe(0);
+  expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
+
+  // The data columns arrived as data fields; get finds a certificate by its ID.
+  const list = await fetch(`${sb.baseUrl}/batches/${ws.batchId}/recipients?limit=100`, { headers: { Authorization: `Bearer ${ws.apiKey}` } });
+  const some = ((await list.json()) as { data: Array<{ email: string; data: Record<string, string>; certificateId: string }> }).data.find((r) => r.email === 'learner249@example.com')!;
+  expect(some.data).toEqual({ course: 'Course 0', score: '249' }); // newest first
+  const got = await certsvc(['get', some.certificateId], { CERTSVC_API_KEY: ws.apiKey });
+  expect(got.code).toBe(0);
+  expect(JSON.parse(got.stdout)).toMatchObject({ certificateId: some.certificateId, email: 'learner249@example.com' });
+
+  for (const r of [first, second, got]) expect(r.stdout + r.stderr).not.toContain(ws.apiKey);
+}, 60_000);
+
+test('--no-skip-existing issues again without reading the batch', async () => {
+  const ws = await workspace();
+  const csv = writeCsv('3.csv', ['email,name', 'a@example.com,A', 'b@example.com,B', 'a@example.com,A again'].join('\n'));
+  expect(lastLine((await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey })).stdout)).toEqual({ issued: 2, skipped: 1, failed: 0, requests: 2 });
+  sb.controls.resetCounters();
+  const again = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--no-skip-existing'], { CERTSVC_API_KEY: ws.apiKey });
+  expect(lastLine(again.stdout)).toEqual({ issued: 3, skipped: 0, failed: 0, requests: 1 });
+  expect(count(/^GET/)).toBe(0);
+});
+
+test.each([
+  ['a bad email on line 7', ['name,email', ...rows(5).map((r) => r.split(',').slice(0, 2).join(',')), 'Bad Row,not-an-email', 'Fine,fine@example.com'], /line 7: Invalid "email": "not-an-email" is not a valid email address/],
+  ['an empty name on line 3', ['name,email', 'A,a@example.com', ',b@example.com'], /line 3: Invalid "name"/],
+  ['no email column', ['name,mail', 'A,a@example.com'], /line 1: no "email" column \(the header has: name, mail\)/],
+  ['a row with too many cells', ['name,email', 'A,a@example.com', 'B,b@example.com,extra'], /line 3/],
+  ['no rows', ['name,email'], /has a header but no rows/],
+])('%s: exit 2, the line named, no request sent', async (_what, lines, message) => {
+  const ws = sb.controls.createWorkspace();
+  const csv = writeCsv('bad.csv', lines.join('\n'));
+  sb.controls.resetCounters();
+  const r = await certsvc(['issue', '--batch', 'batch_x', '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(message);
+  expect(r.stdout).toBe('');
+  expect(sb.controls.counters().requests.total).toBe(0);
+});
+
+test('rows that fail: exit 1, each in --errors as CSV, outcome-unknown ones flagged, and a re-run issues only those', async () => {
+  const ws = await workspace();
+  const csv = writeCsv('fail.csv', ['name,email', ...rows(250).map((r) => r.split(',').slice(0, 2).join(','))].join('\n'));
+  const errors = path.join(dir, 'errors.csv');
+  // The second bulk call fails with a 500: sent, no reliable answer, so never retried.
+  sb.controls.injectFaults({ kind: '500', match: { method: 'POST', path: '^/api/v1/batches/[^/]+/recipients/bulk$' }, every: 2, count: 1 });
+  const r = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
+  sb.controls.clearFaults();
+  expect(r.code).toBe(1);
+  expect(lastLine(r.stdout)).toEqual({ issued: 150, skipped: 0, failed: 100, requests: 4 });
+  expect(r.stderr).toMatch(/100 rows failed; see .*errors\.csv/);
+  expect(r.stderr).toMatch(/unknown outcome.*Run the same command again/);
+  const failed = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  expect(failed).toHaveLength(100);
+  expect(failed[0]).toMatchObject({ line: '102', name: 'Learner 100', email: 'learner100@example.com', outcomeUnknown: '1' });
+  expect(failed[0].message).toMatch(/^learner100@example.com: Outcome unknown: POST .* was sent but no reliable answer came back/);
+
+  const again = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
+  expect(again.code).toBe(0);
+  expect(lastLine(again.stdout)).toEqual({ issued: 100, skipped: 150, failed: 0, requests: 3 }); // 2 list pages + 1 bulk call
+  expect(fs.readFileSync(errors, 'utf8')).toBe('line,name,email,code,message,outcomeUnknown\n');
+}, 60_000);
+
+test('usage errors exit 2 before any request; a refused key or an unknown batch exits 1; the key is never printed', async () => {
+  const ws = sb.controls.createWorkspace();
+  sb.controls.resetCounters();
+  expect((await certsvc(['issue', '--csv', 'x.csv'], { CERTSVC_API_KEY: ws.apiKey })).code).toBe(2); // no --batch
+  expect((await certsvc(['frobnicate'], { CERTSVC_API_KEY: ws.apiKey })).code).toBe(2);
+  const noKey = await certsvc(['auth']);
+  expect(noKey).toMatchObject({ code: 2, stderr: expect.stringMatching(/No API key: set CERTSVC_API_KEY or pass --api-key/) });
+  expect((await certsvc(['auth'], { CERTSVC_API_KEY: ws.apiKey, CERTSVC_BASE_URL: '' })).stderr).toMatch(/No service URL/);
+  expect((await certsvc(['get', ' '], { CERTSVC_API_KEY: ws.apiKey })).code).toBe(2);
+  expect(sb.controls.counters().requests.total).toBe(0);
+  expect((await certsvc(['--help'])).code).toBe(0);
+
+  const bad = 'sk_live_sandbox_not_a_real_key_42';
+  const refused = await certsvc(['auth', '--api-key', bad], { CERTSVC_API_KEY: ws.apiKey });
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toMatch(/INVALID_API_KEY|invalid|API key/i);
+  expect(refused.stdout + refused.stderr).not.toContain(bad);
+
+  const csv = writeCsv('one.csv', 'name,email\nA,a@example.com\n');
+  const noBatch = await certsvc(['issue', '--batch', 'batch_missing', '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
+  expect(noBatch.code).toBe(1);
+  expect(noBatch.stderr).toMatch(/^certsvc: .*"batch_missing"/);
+  expect(noBatch.stdout).toBe('');
+
+  const ok = await certsvc(['auth'], { CERTSVC_API_KEY: ws.apiKey });
+  expect(ok.code).toBe(0);
+  expect(JSON.parse(ok.stdout)).toMatchObject({ workspaceId: ws.workspaceId });
+  expect(ok.stdout + ok.stderr).not.toContain(ws.apiKey);
+});
+
+test('batches list, designs list', async () => {
+  const ws = await workspace();
+  const batches = await certsvc(['batches', 'list'], { CERTSVC_API_KEY: ws.apiKey });
+  expect(JSON.parse(batches.stdout).map((b: { id: string }) => b.id)).toEqual([ws.batchId]);
+  const designs = await certsvc(['designs', 'list'], { CERTSVC_API_KEY: ws.apiKey });
+  expect(JSON.parse(designs.stdout).map((d: { id: string }) => d.id)).toEqual(expect.arrayContaining(['design_classic', 'design_modern', 'design_minimal']));
+});
+
+describe('verify', () => {
+  const secret = 'wh_sec_cli_verify_0123456789';
+  const body = JSON.stringify({ id: 'whe_9', type: 'certificate.viewed', createdAt: '2026-11-23T00:00:00.000Z', data: { id: 'rec_9' } });
+  const verify = (args: string[], input: string) => spawnSync(process.execPath, [CLI, 'verify', ...args], { input, encoding: 'utf8', env: { PATH: process.env.PATH } });
+
+  test('a signed delivery verifies (exit 0); the wrong secret or a changed body does not (exit 1); the secret is never printed', () => {
+    const h = signPayload(secret, body);
+    const ok = verify(['--secret', secret, '--signature', h['X-Service-Signature'], '--timestamp', h['X-Service-Timestamp']], body);
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, event: { id: 'whe_9', type: 'certificate.viewed' } });
+    const wrong = verify(['--secret', 'wh_sec_other_0000000000000', '--signature', h['X-Service-Signature']], body);
+    expect(wrong.status).toBe(1);
+    expect(JSON.parse(wrong.stdout)).toMatchObject({ ok: false, reason: 'NO_MATCHING_SIGNATURE' });
+    const changed = verify(['--secret', secret, '--signature', h['X-Service-Signature']], JSON.stringify(JSON.parse(body), null, 2));
+    expect(JSON.parse(changed.stdout).reason).toBe('NO_MATCHING_SIGNATURE');
+    for (const r of [ok, wrong, changed]) expect(r.stdout + r.stderr).not.toContain(secret);
+  });
+
+  test('an old delivery needs --tolerance; no secret is a usage error', () => {
+    const h = signPayload(secret, body, Math.floor(Date.now() / 1000) - 7200);
+    expect(JSON.parse(verify(['--secret', secret, '--signature', h['X-Service-Signature']], body).stdout).reason).toBe('TIMESTAMP_TOO_OLD');
+    expect(verify(['--secret', secret, '--signature', h['X-Service-Signature'], '--tolerance', '86400'], body).status).toBe(0);
+    const none = verify(['--signature', h['X-Service-Signature']], body);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/No signing secret/);
+  });
+});
+
+describe('on a terminal', () => {
+  // `script` (util-linux; Debian's essential bsdutils) gives the CLI a pseudo-terminal, so stderr is a TTY as in a shell.
+  test('a progress bar on stderr, waiting out the rate limit visibly; stdout still ends with the summary', async () => {
+    const limited = await createSandbox({ rateLimit: { limit: 2, windowMs: 3_000 } });
+    try {
+      const { apiKey } = limited.controls.createWorkspace();
+      const batch = await fetch(`${limited.baseUrl}/batches`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ title: 'TTY', designId: 'design_classic' }),
+      }).then((r) => r.json() as Promise<{ id: string }>);
+      const csv = writeCsv('tty.csv', ['name,email', ...rows(250).map((r) => r.split(',').slice(0, 2).join(','))].join('\n'));
+      const command = [process.execPath, CLI, 'issue', '--batch', batch.id, '--csv', csv].map((a) => `'${a}'`).join(' ');
+      const out = await new Promise<string>((resolve) => {
+        let text = '';
+        const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH, CERTSVC_API_KEY: apiKey, CERTSVC_BASE_URL: limited.baseUrl, COLUMNS: '100' } });
+        child.stdout.on('data', (c) => (text += c));
+        child.on('close', () => resolve(text));
+      });
+      expect(out).toMatch(/\r\[#{0,24}\.*\] 0\/250/);
+      expect(out).toMatch(/\] 100\/250/);
+      expect(out).toMatch(/\] 0\/250 · rate limit: waiting \d s/);
+      expect(out).toMatch(/\] 200\/250 · rate limit: waiting \d s/);
+      expect(out).toMatch(/\[#{24}\] 250\/250/);
+      expect(lastLine(out.replace(/\r/g, ''))).toEqual({ issued: 250, skipped: 0, failed: 0, requests: 4 });
+      expect(out).not.toContain(apiKey);
+    } finally {
+      await limited.close();
+    }
+  }, 60_000);
+});

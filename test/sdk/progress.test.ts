@@ -1,0 +1,54 @@
+// issueMany's onProgress (what the CLI's progress bar is driven by), and the bar itself.
+import { createClient } from '@certificate-service/sdk';
+import { progressBar } from '../../shared/src/cli/progress';
+import { createSandbox, type Sandbox } from '../sandbox';
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await createSandbox({ rateLimit: false });
+});
+afterAll(() => sb.close());
+
+test('onProgress: once when the calls are planned (skipped items already done), then after each call, ending at the total', async () => {
+  const ws = sb.controls.createWorkspace({ quota: 1_000 });
+  const client = createClient({ baseUrl: sb.baseUrl, apiKey: ws.apiKey });
+  const batchId = (await client.createBatch({ title: 'Progress', designId: 'design_classic' })).id;
+  const person = (i: number) => ({ batchId, name: `P ${i}`, email: `p${i}@example.com` });
+  await client.issueMany(Array.from({ length: 20 }, (_, i) => person(i)));
+
+  // 20 already in the batch, 225 new, 5 repeats of new ones, 1 invalid.
+  const items = [...Array.from({ length: 245 }, (_, i) => person(i)), ...[30, 31, 32, 33, 34].map(person), { batchId, name: 'Bad', email: 'nope' }];
+  const calls: Array<[number, number]> = [];
+  const out = await client.issueMany(items, { skipExisting: true, onProgress: (done, total) => calls.push([done, total]) });
+  expect(calls).toEqual([
+    [21, 251], // 20 skipped + 1 invalid
+    [121, 251],
+    [221, 251],
+    [246, 251],
+    [251, 251], // the repeats take their first item's outcome
+  ]);
+  expect(out.filter((o) => o.ok && !o.skipped)).toHaveLength(225);
+  expect(out.filter((o) => o.ok && o.skipped)).toHaveLength(25);
+});
+
+test('the bar: rows done, the rate limit left, and a countdown while the client waits', () => {
+  const written: string[] = [];
+  const stream = { columns: 0, write: (text: string) => written.push(text) };
+  let until: number | undefined;
+  const rate: { remaining?: number } = {};
+  const bar = progressBar(stream, { rate, waitingUntil: () => until }, () => 1_000_000);
+  bar.update(0, 250);
+  rate.remaining = 0;
+  until = 1_002_500;
+  bar.update(0, 250);
+  until = undefined;
+  rate.remaining = 118;
+  bar.update(125, 250);
+  bar.stop();
+  expect(written).toEqual([
+    '\r[........................] 0/250\x1b[K',
+    '\r[........................] 0/250 · rate limit: waiting 3 s\x1b[K',
+    '\r[############............] 125/250 · rate limit: 118 left\x1b[K',
+    '\n',
+  ]);
+});

@@ -1,0 +1,261 @@
+// The webhook receivers on the real frameworks (express, fastify, hono, Node's http and Web
+// Request): the same table of deliveries through each, a body a JSON parser already read
+// answered 400 NOT_RAW_BODY, and real deliveries from the sandbox, duplicates handled once.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import Fastify from 'fastify';
+import { Hono } from 'hono';
+import { createClient, createReceiver, createExpressHandler, createFastifyHandler, createNodeHandler, createWebHandler, fastifyReceiver, signPayload, type DeliveryStore, type ReceiverOptions, type WebhookEvent } from '@certificate-service/sdk';
+import { createSandbox, type Sandbox } from '../sandbox';
+
+const SECRET = 'wh_sec_receiver_test_0123456789';
+
+interface Answer {
+  status: number;
+  body: { received?: boolean; duplicate?: boolean; error?: string; message?: string };
+}
+type Send = (path: string, body: string, headers: Record<string, string>) => Promise<Answer>;
+
+interface Harness {
+  /** Where a raw-body receiver listens, and where one sits behind a JSON parser. */
+  raw: string;
+  parsed: string;
+  send: Send;
+  /** An http URL the sandbox can deliver to, when the framework listens on a socket. */
+  url?: string;
+  close(): Promise<void>;
+}
+
+function delivery(id = 'whe_1', type = 'certificate.issued') {
+  const body = JSON.stringify({ id, type, createdAt: '2026-11-23T00:00:00.000Z', data: { id: 'rec_1', email: 'ada@example.com', certificateId: 'CERT-2026-000001-0001' } });
+  return { body, headers: { 'Content-Type': 'application/json', 'X-Service-Delivery': `whd_${id}`, ...signPayload(SECRET, body) } };
+}
+
+const viaFetch =
+  (origin: string): Send =>
+  async (path, body, headers) => {
+    const res = await fetch(origin + path, { method: 'POST', body, headers });
+    return { status: res.status, body: (await res.json()) as Answer['body'] };
+  };
+
+const listen = (server: http.Server, port = 0) =>
+  new Promise<string>((resolve) => server.listen(port, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+const closeServer = (server: http.Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+const frameworks: Record<string, (options: ReceiverOptions, port?: number) => Promise<Harness>> = {
+  'node http': async (options, port) => {
+    const handler = createNodeHandler(options);
+    const server = http.createServer((req, res) => {
+      if (req.url === '/parsed') {
+        // What a JSON body parser leaves behind: an object, not the bytes that were signed.
+        let text = '';
+        req.on('data', (c) => (text += c)).on('end', () => void handler(Object.assign(req, { body: JSON.parse(text) }), res));
+      } else void handler(req, res);
+    });
+    const origin = await listen(server, port);
+    return { raw: '/hooks', parsed: '/parsed', send: viaFetch(origin), url: `${origin}/hooks`, close: () => closeServer(server) };
+  },
+  express: async (options, port) => {
+    const app = express();
+    app.post('/hooks', express.raw({ type: 'application/json' }), createExpressHandler(options));
+    app.post('/parsed', express.json(), createExpressHandler(options));
+    const server = http.createServer(app);
+    const origin = await listen(server, port);
+    return { raw: '/hooks', parsed: '/parsed', send: viaFetch(origin), url: `${origin}/hooks`, close: () => closeServer(server) };
+  },
+  fastify: async (options, port = 0) => {
+    const app = Fastify();
+    await app.register(fastifyReceiver(options), { prefix: '/hooks' });
+    app.post('/parsed', createFastifyHandler(options)); // behind Fastify's default JSON parser
+    app.post('/other', async (request) => ({ echoed: request.body })); // the app's own JSON routes keep parsing
+    const origin = await app.listen({ port, host: '127.0.0.1' });
+    const other = await fetch(`${origin}/other`, { method: 'POST', body: '{"a":1}', headers: { 'Content-Type': 'application/json' } });
+    expect(await other.json()).toEqual({ echoed: { a: 1 } });
+    return { raw: '/hooks', parsed: '/parsed', send: viaFetch(origin), url: `${origin}/hooks`, close: () => app.close() };
+  },
+  hono: async (options) => {
+    const app = new Hono();
+    const handler = createWebHandler(options);
+    app.post('/hooks', (c) => handler(c.req.raw));
+    app.post('/parsed', async (c) => {
+      await c.req.json();
+      return handler(c.req.raw);
+    });
+    const send: Send = async (path, body, headers) => {
+      const res = await app.request(path, { method: 'POST', body, headers });
+      return { status: res.status, body: (await res.json()) as Answer['body'] };
+    };
+    return { raw: '/hooks', parsed: '/parsed', send, close: async () => {} };
+  },
+  'Web Request': async (options) => {
+    const handler = createWebHandler(options);
+    const send: Send = async (path, body, headers) => {
+      const request = new Request(`http://receiver.test${path}`, { method: 'POST', body, headers });
+      if (path === '/parsed') await request.json(); // as a route handler that read the JSON first
+      const res = await handler(request);
+      return { status: res.status, body: (await res.json()) as Answer['body'] };
+    };
+    return { raw: '/hooks', parsed: '/parsed', send, close: async () => {} };
+  },
+};
+
+describe.each(Object.keys(frameworks))('%s receiver', (name) => {
+  let events: WebhookEvent[];
+  let claimed: string[];
+  let failNext: boolean;
+  let h: Harness;
+  // An async store, as a Redis- or SQL-backed one would be.
+  const store = (): DeliveryStore => {
+    const seen = new Set<string>();
+    return {
+      claim: async (id) => {
+        claimed.push(id);
+        if (seen.has(id)) return false;
+        seen.add(id);
+        return true;
+      },
+      release: async (id) => void seen.delete(id),
+    };
+  };
+
+  beforeEach(async () => {
+    events = [];
+    claimed = [];
+    failNext = false;
+    h = await frameworks[name]({
+      secret: ['wh_sec_old_secret_000000000', SECRET],
+      store: store(),
+      onError: () => {},
+      onEvent: (event) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('database down');
+        }
+        events.push(event);
+      },
+    });
+  });
+  afterEach(() => h.close());
+
+  test('a signed delivery: 200, the typed event handed over once; its duplicate: 200 without a second call', async () => {
+    const d = delivery();
+    expect(await h.send(h.raw, d.body, d.headers)).toEqual({ status: 200, body: { received: true } });
+    expect(events.map((e) => [e.id, e.type, e.data.certificateId])).toEqual([['whe_1', 'certificate.issued', 'CERT-2026-000001-0001']]);
+    expect(await h.send(h.raw, d.body, d.headers)).toEqual({ status: 200, body: { received: true, duplicate: true } });
+    expect(events).toHaveLength(1);
+    expect(claimed).toEqual(['whd_whe_1', 'whd_whe_1']);
+  });
+
+  test('a body a JSON parser already read: 400 NOT_RAW_BODY telling to use the raw body', async () => {
+    const d = delivery();
+    const answer = await h.send(h.parsed, d.body, d.headers);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe('NOT_RAW_BODY');
+    expect(answer.body.message).toMatch(/raw request body/);
+    expect(events).toEqual([]);
+    expect(claimed).toEqual([]);
+  });
+
+  test.each([
+    ['a wrong secret', (d: ReturnType<typeof delivery>) => ({ ...d.headers, ...signPayload('wh_sec_someone_else_000000', d.body) }), 401, 'NO_MATCHING_SIGNATURE'],
+    ['no signature', (_d: ReturnType<typeof delivery>) => ({ 'Content-Type': 'application/json' }), 401, 'MISSING_SIGNATURE'],
+    ['a stale timestamp', (d: ReturnType<typeof delivery>) => ({ ...d.headers, ...signPayload(SECRET, d.body, Math.floor(Date.now() / 1000) - 3600) }), 401, 'TIMESTAMP_TOO_OLD'],
+    ['a changed body', (d: ReturnType<typeof delivery>) => d.headers, 401, 'NO_MATCHING_SIGNATURE', ' '],
+  ])('%s: 401, nothing handed over or claimed', async (_what, headers, status, reason, extra = '') => {
+    const d = delivery();
+    const answer = await h.send(h.raw, d.body + extra, headers(d));
+    expect(answer).toMatchObject({ status, body: { error: reason } });
+    expect(events).toEqual([]);
+    expect(claimed).toEqual([]);
+  });
+
+  test('a signed body that is not an event: 400 INVALID_PAYLOAD', async () => {
+    const body = '{"hello":"world"}';
+    const answer = await h.send(h.raw, body, { 'Content-Type': 'application/json', ...signPayload(SECRET, body) });
+    expect(answer).toMatchObject({ status: 400, body: { error: 'INVALID_PAYLOAD' } });
+  });
+
+  test('onEvent throws: 500, and the retry of the same delivery is handled (the claim was released)', async () => {
+    const d = delivery('whe_2', 'certificate.sent');
+    failNext = true;
+    expect((await h.send(h.raw, d.body, d.headers)).status).toBe(500);
+    expect(events).toEqual([]);
+    expect(await h.send(h.raw, d.body, d.headers)).toEqual({ status: 200, body: { received: true } });
+    expect(events.map((e) => e.type)).toEqual(['certificate.sent']);
+  });
+});
+
+describe('failures around the handler', () => {
+  test('a store that throws: 500 (the service retries), onError told, onEvent not called', async () => {
+    const told: unknown[] = [];
+    const events: WebhookEvent[] = [];
+    const receive = createReceiver({
+      secret: SECRET,
+      store: { claim: async () => Promise.reject(new Error('redis down')) },
+      onError: (error) => told.push(error),
+      onEvent: (event) => void events.push(event),
+    });
+    const d = delivery();
+    expect(await receive(d.body, d.headers)).toEqual({ status: 500, body: { error: 'HANDLER_FAILED', message: expect.stringMatching(/will retry/) } });
+    expect(told).toEqual([new Error('redis down')]);
+    expect(events).toEqual([]);
+  });
+
+  test('a receiver without a secret or onEvent refuses to start', () => {
+    expect(() => createReceiver({ secret: '', onEvent: () => {} })).toThrow(/signing secret/);
+    expect(() => createReceiver({ secret: SECRET } as ReceiverOptions)).toThrow(/onEvent/);
+  });
+
+  test('node http: a body over maxBodyBytes answers 413 before verifying', async () => {
+    const server = http.createServer(createNodeHandler({ secret: SECRET, onEvent: () => {}, maxBodyBytes: 1024 }));
+    const origin = await listen(server);
+    try {
+      const res = await fetch(`${origin}/hooks`, { method: 'POST', body: 'x'.repeat(2048), headers: { 'Content-Type': 'application/json' } });
+      expect(res.status).toBe(413);
+      expect(await res.json()).toMatchObject({ error: 'BODY_TOO_LARGE' });
+    } finally {
+      await closeServer(server);
+    }
+  });
+});
+
+describe('real deliveries from the sandbox', () => {
+  let sb: Sandbox;
+  beforeAll(async () => {
+    sb = await createSandbox({ rateLimit: false, timeScale: 0.0001 });
+  });
+  afterAll(() => sb.close());
+
+  /** A free port, so the receiver's URL is known before subscribing (the secret comes back from that). */
+  async function freePort(): Promise<number> {
+    const probe = http.createServer();
+    await listen(probe);
+    const { port } = probe.address() as AddressInfo;
+    await closeServer(probe);
+    return port;
+  }
+
+  test.each(['node http', 'express', 'fastify'])('%s: every delivery sent twice, each event handled once (default in-memory store)', async (name) => {
+    const ws = sb.controls.createWorkspace();
+    const client = createClient({ baseUrl: sb.baseUrl, apiKey: ws.apiKey });
+    const port = await freePort();
+    const sub = await client.createSubscription({ url: `http://127.0.0.1:${port}/hooks`, events: ['certificate.issued', 'certificate.sent'] });
+    const events: WebhookEvent[] = [];
+    const h = await frameworks[name]({ secret: sub.secret!, onEvent: (event) => void events.push(event) }, port);
+    try {
+      sb.controls.setDuplicateDeliveries(2);
+      const batch = await client.createBatch({ title: 'Receivers', designId: 'design_classic' });
+      await client.issueMany([1, 2, 3].map((i) => ({ batchId: batch.id, name: `P ${i}`, email: `p${i}@example.com`, send: true })));
+      const mine = (log: Array<{ subscriptionId: string; outcome: string }>) => log.filter((a) => a.subscriptionId === sub.id);
+      const log = await sb.controls.waitForDeliveries((all) => mine(all).length >= 12, 10_000);
+      expect(mine(log).map((a) => a.outcome)).toEqual(Array(12).fill('succeeded'));
+    } finally {
+      sb.controls.setDuplicateDeliveries(1);
+      await h.close();
+    }
+    expect(events.filter((e) => e.type === 'certificate.issued')).toHaveLength(3);
+    expect(events.filter((e) => e.type === 'certificate.sent')).toHaveLength(3);
+    expect(new Set(events.map((e) => e.id)).size).toBe(6);
+  }, 30_000);
+});
