@@ -1,4 +1,4 @@
-import { requireString, validationError } from '@certificate-service/sdk/core';
+import { validationError } from '@certificate-service/sdk/core';
 
 // Input helpers and the input fields several operations share. Values are checked by the
 // core's validators; these helpers only undo how Zapier delivers them (strings for
@@ -33,7 +33,8 @@ export function dict(value: unknown): unknown {
  * `{viewer_base}/v/<shareToken>`). Anything else is refused, naming the field.
  */
 export function shareTokenFrom(value: unknown, field: string): string {
-  const input = requireString(text(value), field);
+  const input = text(value);
+  if (!input) throw validationError(field, 'is required');
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) {
     if (input.includes('/')) throw validationError(field, `"${input}" is neither a share token nor a certificate URL`);
     return input;

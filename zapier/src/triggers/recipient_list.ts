@@ -1,5 +1,5 @@
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
-import { requireString, type Recipient } from '@certificate-service/sdk/core';
+import { validationError, type Recipient } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { dropdownPage } from '../lib/dropdown-page';
 import { batchField, text } from '../lib/inputs';
@@ -32,7 +32,8 @@ export default defineTrigger({
     inputFields: [{ ...batchField, helpText: 'The batch whose certificates are listed.' }],
     perform: withClient(async (client, z: ZObject, bundle: Bundle) => {
       // Checked here so the dropdown says which field to fill first, before any request.
-      const batchId = requireString(text(bundle.inputData.batch_id), 'batchId');
+      const batchId = text(bundle.inputData.batch_id);
+      if (!batchId) throw validationError('batchId', 'choose a batch first; the list shows its certificates');
       return (await dropdownPage(z, bundle, (cursor) => client.listRecipients(batchId, { cursor }))).map(labelled);
     }),
     sample: labelled(SAMPLE_RECIPIENT),
