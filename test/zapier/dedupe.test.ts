@@ -10,6 +10,14 @@ const handler = createAppHandler(app);
 const subscribeData = { id: 'whs_1', secret: SECRET };
 
 let service: CacheService | undefined;
+// zapier-platform-core's z.console prints here (why a delivery was dropped); the tests read it.
+let logs: string[] = [];
+let consoleLog: jest.SpyInstance;
+beforeEach(() => {
+  logs = [];
+  consoleLog = jest.spyOn(console, 'log').mockImplementation((...args) => void logs.push(args.join(' ')));
+});
+afterEach(() => consoleLog.mockRestore());
 const previousDeployKey = process.env.ZAPIER_DEPLOY_KEY;
 beforeAll(() => {
   // How core's RPC client authenticates outside a Lambda; the value is not checked here.
@@ -56,6 +64,8 @@ describe('a delivery that reaches two invocations at once', () => {
       const sets = svc.calls.filter((c) => c.method === 'zcache_set');
       expect(sets).toHaveLength(2);
       for (const set of sets) expect(set.params).toEqual(['certsvc:delivery:whs_1:whd_same', 'true', 172800, null, true]);
+      expect(logs.join('\n')).toMatch(/whd_same ignored: already processed/);
+      expect(logs.join('\n')).not.toContain(SECRET);
     },
   );
 
@@ -85,6 +95,7 @@ describe('when the cache does not hold the claim', () => {
     expect(await perform(svc.url, delivery(event('certificate.issued'), { deliveryId: 'whd_refused' }))).toHaveLength(1);
     // It read the key back to tell "someone else claimed it" from "nothing was stored".
     expect(svc.calls.map((c) => c.method)).toEqual(['zcache_get', 'zcache_set', 'zcache_get']);
+    expect(logs.join('\n')).toMatch(/whd_refused skipped: the cache did not store the claim/);
   });
 
   it('a failing cache service still emits: a possible duplicate beats a lost event', async () => {
