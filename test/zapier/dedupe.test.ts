@@ -63,7 +63,9 @@ describe('a delivery that reaches two invocations at once', () => {
       // The claim is one set with nx = true (args: key, value, ttl, scope, nx).
       const sets = svc.calls.filter((c) => c.method === 'zcache_set');
       expect(sets).toHaveLength(2);
-      for (const set of sets) expect(set.params).toEqual(['certsvc:delivery:whs_1:whd_same', 'true', 172800, null, true]);
+      for (const set of sets) expect(set.params).toEqual(['certsvc:delivery:whs_1:whd_same', expect.any(String), 172800, null, true]);
+      // Each invocation claims with its own value, so a read-back tells whose claim is stored.
+      expect(sets[0].params[1]).not.toBe(sets[1].params[1]);
       expect(logs.join('\n')).toMatch(/whd_same ignored: already processed/);
       expect(logs.join('\n')).not.toContain(SECRET);
     },
@@ -96,6 +98,14 @@ describe('when the cache does not hold the claim', () => {
     // It read the key back to tell "someone else claimed it" from "nothing was stored".
     expect(svc.calls.map((c) => c.method)).toEqual(['zcache_get', 'zcache_set', 'zcache_get']);
     expect(logs.join('\n')).toMatch(/whd_refused skipped: the cache did not store the claim/);
+  });
+
+  it('a set that stored the claim but answers otherwise (say, "OK") is recognised by its own value', async () => {
+    const svc = await cache({ storedAnswer: 'OK', rendezvous: true });
+    const copy = () => delivery(event('certificate.issued'), { deliveryId: 'whd_ok' });
+    const results = await Promise.all([perform(svc.url, copy()), perform(svc.url, copy())]);
+    expect(results.map((items) => items.length).sort()).toEqual([0, 1]);
+    expect(logs.join('\n')).not.toMatch(/did not store the claim/);
   });
 
   it('a failing cache service still emits: a possible duplicate beats a lost event', async () => {

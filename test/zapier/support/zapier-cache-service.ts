@@ -20,6 +20,8 @@ export interface CacheServiceOptions {
   refuseSets?: boolean;
   /** Answer every request with a 500. */
   broken?: boolean;
+  /** What a set that stored the key answers (Redis itself says "OK"); `true` by default. */
+  storedAnswer?: unknown;
 }
 
 export interface CacheService {
@@ -42,7 +44,7 @@ export async function startCacheService(options: CacheServiceOptions = {}): Prom
       if (options.refuseSets) return false;
       if (nx === true && store.has(key)) return false;
       store.set(key, value);
-      return true;
+      return options.storedAnswer ?? true;
     }
     if (method === 'zcache_delete') return store.delete(key);
     throw new Error(`Unexpected method '${method}'`);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
 import {
   CertificateServiceError,
@@ -69,27 +70,30 @@ function drop(z: ZObject, deliveryId: string | undefined, why: string): [] {
 /**
  * Delivery is at-least-once (spec section 6), and Zapier can run two copies of one
  * delivery in two Lambdas at the same time, so the delivery id is claimed in Zapier's
- * shared cache with one atomic write: `z.cache.set(..., nx = true)` stores the key only
- * if it is absent and resolves `true` only for the caller that stored it
- * (zapier-platform-core 19.1.0, src/tools/create-cache.js, passes `nx` to the
- * `zcache_set` RPC and returns its result).
+ * shared cache with one atomic write: `z.cache.set(key, claim, ttl, scope, nx = true)`
+ * stores the key only if it is absent. zapier-platform-core 19.1.0 passes `nx` to the
+ * `zcache_set` RPC and returns its answer (src/tools/create-cache.js:54-64; typed
+ * `Promise<boolean | null>`): `true` when this call stored the key.
  *
  * - The read first answers the common case, a later retry, in one call. It also keeps
  *   replays caught where the cache ignores `nx`: core's local stand-in (appTester,
- *   `zapier-platform invoke`) stores and returns `true` on every set.
- * - A set that is not `true` is read back: the key is there when another invocation
- *   claimed it first; it is absent when Zapier refused the write (its cache has a rate
- *   limit, and a refused set also returns false). Only the first is a duplicate.
+ *   `zapier-platform invoke`; create-rpc-client.js:25-28) stores and answers `true` on
+ *   every set.
+ * - Any other answer is checked by reading the key back: Zapier also answers `false` when
+ *   it refuses a write (its cache rate limit), and a claim is this invocation's own random
+ *   value, so only another invocation's claim makes the delivery a duplicate.
  * - If the cache fails, the delivery is processed: a possible duplicate is better than
  *   a lost event.
  */
 async function seenBefore(z: ZObject, subscriptionId: string | undefined, deliveryId: string): Promise<boolean> {
   const key = `certsvc:delivery:${subscriptionId ?? '-'}:${deliveryId}`;
+  const claim = randomUUID();
   try {
     if (await z.cache.get(key)) return true;
-    if ((await z.cache.set(key, true, DEDUPE_TTL_SECONDS, undefined, true)) === true) return false;
-    if (await z.cache.get(key)) return true;
-    z.console.log(`Duplicate check for delivery ${deliveryId} skipped: the cache did not store the claim.`);
+    if ((await z.cache.set(key, claim, DEDUPE_TTL_SECONDS, undefined, true)) === true) return false;
+    const holder: unknown = await z.cache.get(key);
+    if (holder && holder !== claim) return true;
+    if (!holder) z.console.log(`Duplicate check for delivery ${deliveryId} skipped: the cache did not store the claim.`);
   } catch (error) {
     z.console.log(`Duplicate check for delivery ${deliveryId} skipped: ${(error as Error).message}`);
   }
