@@ -6,7 +6,7 @@ import { batchField, text } from '../lib/inputs';
 import { outputItem, RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
 
 /** The dropdown's label: the name alone could be ambiguous, the email makes it unique in a batch. */
-export function recipientLabel(recipient: Pick<Recipient, 'name' | 'email'>): string {
+function recipientLabel(recipient: Pick<Recipient, 'name' | 'email'>): string {
   return `${recipient.name} <${recipient.email}>`;
 }
 
