@@ -50,7 +50,88 @@ describe('app definition', () => {
   });
 
   it('hides the dropdown triggers', () => {
-    expect(Object.values(app.triggers).filter((t) => t.display.hidden).map((t) => t.key).sort()).toEqual(['archived_batch_list', 'batch_list', 'design_list']);
+    expect(Object.values(app.triggers).filter((t) => t.display.hidden).map((t) => t.key).sort()).toEqual(['archived_batch_list', 'batch_list', 'design_list', 'recipient_list']);
+  });
+
+  // The one vocabulary both platforms use (root README, "Operations on both platforms"):
+  // the keys stay as they were, so live Zaps keep working; only the labels changed.
+  it.each([
+    ['creates', 'create_batch', 'Create Batch'],
+    ['creates', 'archive_batch', 'Archive Batch'],
+    ['creates', 'unarchive_batch', 'Unarchive Batch'],
+    ['creates', 'issue_certificate', 'Issue Certificate'],
+    ['creates', 'issue_certificates_bulk', 'Issue Certificates in Bulk'],
+    ['creates', 'update_recipient', 'Update Certificate'],
+    ['creates', 'delete_recipient', 'Delete Certificate'],
+    ['creates', 'send_certificate', 'Send Certificate'],
+    ['searches', 'find_certificate', 'Find Certificate by Certificate ID'],
+    ['searches', 'find_certificate_by_token', 'Find Certificate by Share Token or URL'],
+    ['searches', 'find_recipient', 'Find Certificate by Email'],
+    ['triggers', 'certificate_issued', 'Certificate Issued'],
+    ['triggers', 'certificate_sent', 'Certificate Sent'],
+    ['triggers', 'certificate_failed', 'Certificate Failed'],
+    ['triggers', 'certificate_viewed', 'Certificate Viewed'],
+  ] as const)('%s.%s is labelled "%s"', (kind, key, label) => {
+    expect(app[kind][key].display.label).toBe(label);
+  });
+
+  it('matches the root README\'s table "Operations on both platforms", row by row', () => {
+    const readme = fs.readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
+    const start = readme.indexOf('## Operations on both platforms');
+    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    const rows = section.split('\n').filter((line) => line.startsWith('| ')).slice(1); // after the header
+    const byKey = { ...app.triggers, ...app.creates, ...app.searches } as Record<string, Record<string, any>>;
+    let checked = 0;
+    for (const row of rows) {
+      const zapierCell = row.split('|')[3].trim();
+      const match = /^([a-z_]+)(?: …)? → (.+)$/.exec(zapierCell);
+      if (!match) continue;
+      if (match[1] === 'certificate_issued') {
+        // The triggers row lists the four labels.
+        expect(['certificate_issued', 'certificate_sent', 'certificate_failed', 'certificate_viewed'].map((k) => byKey[k].display.label).join(', ')).toBe(match[2]);
+      } else {
+        expect(byKey[match[1]].display.label).toBe(match[2]);
+      }
+      checked += 1;
+    }
+    expect(checked).toBe(10);
+  });
+
+  it('calls the issued thing a certificate in every visible label and description, never a recipient', () => {
+    const visible = [...Object.values(app.triggers), ...Object.values(app.creates), ...Object.values(app.searches)].filter((op) => !op.display.hidden);
+    for (const op of visible) {
+      expect(op.display.label).not.toMatch(/recipient/i);
+      expect(op.noun).not.toBe('Recipient');
+    }
+    expect(app.searchOrCreates.find_recipient.display.label).toBe('Find or Issue Certificate');
+  });
+
+  const inputFields = (op: Record<string, any>): Array<Record<string, unknown>> => op.operation.inputFields ?? [];
+  const actions = () => [...Object.values(app.creates), ...Object.values(app.searches)];
+
+  it('gives every search-powered field a dropdown as well (Zapier check D014)', () => {
+    const searchPowered = actions().flatMap((op) => inputFields(op).filter((f) => f.search));
+    expect(searchPowered.length).toBeGreaterThan(0);
+    for (const field of searchPowered) expect(field).toMatchObject({ dynamic: expect.any(String) });
+  });
+
+  it('offers a dropdown for every ID a step asks for (Zapier check D004)', () => {
+    for (const op of actions()) {
+      for (const field of inputFields(op).filter((f) => /_id$/.test(String(f.key)))) {
+        expect({ step: op.key, field: field.key, dynamic: field.dynamic }).toEqual({ step: op.key, field: field.key, dynamic: expect.any(String) });
+      }
+    }
+  });
+
+  it('points every dropdown at a hidden trigger that exists and returns the value and label keys', () => {
+    const fields = [...Object.values(app.triggers), ...actions()].flatMap((op) => inputFields(op).filter((f) => f.dynamic));
+    for (const field of fields) {
+      const [triggerKey, valueKey, labelKey] = String(field.dynamic).split('.');
+      const trigger = app.triggers[triggerKey];
+      expect(trigger?.display.hidden).toBe(true);
+      expect(trigger.operation.sample).toHaveProperty(valueKey);
+      expect(trigger.operation.sample).toHaveProperty(labelKey);
+    }
   });
 
   it('never patches http.request process-wide (flags.skipHttpPatch)', async () => {

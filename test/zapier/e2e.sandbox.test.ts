@@ -165,6 +165,43 @@ describe('the Zapier app against the sandbox', () => {
     await expect(run('searches.find_recipient.operation.perform', { inputData: { batch_id: 'batch_missing', email: 'a@example.com' } })).resolves.toEqual([]);
   });
 
+  it('the certificate dropdown pages through the chosen batch; a picked value works in Send; Find takes the certificate URL', async () => {
+    const batch = await run<{ id: string }>('creates.create_batch.operation.perform', { inputData: { title: 'Dropdown e2e', design_id: 'design_classic' } });
+    const lines = Array.from({ length: 120 }, (_, i) => ({ name: `Learner ${i + 1}`, email: `learner${i + 1}@example.com` }));
+    const bulk = await run<{ issuedCount: number }>('creates.issue_certificates_bulk.operation.perform', { inputData: { batch_id: batch.id, recipients: lines } });
+    expect(bulk.issuedCount).toBe(120);
+
+    const cursorTestObj = cursorStore();
+    const page = async (n: number) =>
+      ((await handler({
+        command: 'execute',
+        method: 'triggers.recipient_list.operation.perform',
+        bundle: { authData, inputData: { batch_id: batch.id }, meta: { page: n, isFillingDynamicDropdown: true } },
+        storeKey: 'e2e-recipient-list',
+        cursorTestObj,
+      })) as { results: Array<{ id: string; label: string; certificateId: string }> }).results;
+    const [first, second, third] = [await page(0), await page(1), await page(2)];
+    expect([first.length, second.length, third.length]).toEqual([100, 20, 0]);
+    const all = [...first, ...second];
+    expect(new Set(all.map((r) => r.id)).size).toBe(120);
+    expect(all.map((r) => r.label)).toContain('Learner 7 <learner7@example.com>');
+
+    const picked = all.find((r) => r.label === 'Learner 7 <learner7@example.com>')!;
+    await expect(run('creates.send_certificate.operation.perform', { inputData: { batch_id: batch.id, recipient_id: picked.id } })).resolves.toMatchObject({
+      id: picked.id,
+      emailStatus: 'queued',
+    });
+    // Find by Certificate ID with the dropdown's value, limited to its batch.
+    await expect(run('searches.find_certificate.operation.perform', { inputData: { batch_id: batch.id, certificate_id: picked.certificateId } })).resolves.toEqual([
+      expect.objectContaining({ id: picked.id }),
+    ]);
+    await expect(run('searches.find_certificate.operation.perform', { inputData: { batch_id: batchId, certificate_id: picked.certificateId } })).resolves.toEqual([]);
+    // The sandbox's own certUrl, as a user would paste it.
+    await expect(run('searches.find_certificate_by_token.operation.perform', { inputData: { share_token: issued.certUrl } })).resolves.toEqual([
+      expect.objectContaining({ id: issued.id }),
+    ]);
+  });
+
   it('updates, sends, bulk-issues and deletes recipients', async () => {
     const updated = await run<Recipient>('creates.update_recipient.operation.perform', {
       inputData: { batch_id: batchId, recipient_id: issued.id, name: 'Ada King', data: { score: 99 } },

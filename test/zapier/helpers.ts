@@ -57,6 +57,14 @@ export function recipient(overrides: Partial<Recipient> = {}): Recipient {
   };
 }
 
+/** The recipient fields that hold dates. */
+const DATE_KEYS = ['issueDate', 'expiryDate', 'emailSentAt', 'createdAt', 'recipientCreatedAt'];
+
+/** An item as the app returns it: a date that is not set (null) is left out, never null. */
+export function asOutput<T extends object>(item: T): Partial<T> {
+  return Object.fromEntries(Object.entries(item).filter(([key, value]) => !(value === null && DATE_KEYS.includes(key)))) as Partial<T>;
+}
+
 export function event(type: EventType, data: Partial<WebhookEvent['data']> = {}, id = 'whe_1'): WebhookEvent {
   return { id, type, createdAt: '2025-06-02T09:16:00.000Z', data: { ...recipient(), ...data } };
 }

@@ -1,5 +1,5 @@
 // The searches and the search-or-create: a 404 is "nothing found", not an error.
-import { app, api, caught, recipient, run, setupNock } from './mock-api';
+import { app, api, asOutput, caught, recipient, run, setupNock } from './mock-api';
 
 setupNock();
 
@@ -10,7 +10,20 @@ describe('find_certificate', () => {
   it('looks the certificate up by its ID', async () => {
     const r = recipient({ certificateId: 'CERT-2025-000001-1234' });
     api().get('/api/v1/certificates/CERT-2025-000001-1234').reply(200, r);
-    await expect(search('find_certificate', { certificate_id: ' CERT-2025-000001-1234 ' })).resolves.toEqual([r]);
+    await expect(search('find_certificate', { certificate_id: ' CERT-2025-000001-1234 ' })).resolves.toEqual([asOutput(r)]);
+  });
+
+  it('with a Batch, finds only a certificate of that batch', async () => {
+    const r = recipient({ certificateId: 'CERT-2025-000001-1234', batchId: 'batch_1' });
+    api().get('/api/v1/certificates/CERT-2025-000001-1234').times(2).reply(200, r);
+    await expect(search('find_certificate', { batch_id: 'batch_1', certificate_id: 'CERT-2025-000001-1234' })).resolves.toEqual([asOutput(r)]);
+    await expect(search('find_certificate', { batch_id: 'batch_2', certificate_id: 'CERT-2025-000001-1234' })).resolves.toEqual([]);
+  });
+
+  it('offers the certificates of the chosen batch as a dropdown, and the batch is optional', () => {
+    const fields = app.searches.find_certificate.operation.inputFields as Array<Record<string, unknown>>;
+    expect(fields.find((f) => f.key === 'certificate_id')).toMatchObject({ required: true, dynamic: 'recipient_list.certificateId.label' });
+    expect(fields.find((f) => f.key === 'batch_id')).toMatchObject({ required: false, dynamic: 'batch_list.id.title' });
   });
 
   it('escapes the ID in the path', async () => {
@@ -32,7 +45,27 @@ describe('find_certificate', () => {
 describe('find_certificate_by_token', () => {
   it('looks the certificate up by its share token', async () => {
     api().get('/api/v1/certificates/by-token/tok_1').reply(200, { data: recipient() });
-    await expect(search('find_certificate_by_token', { share_token: 'tok_1' })).resolves.toEqual([recipient()]);
+    await expect(search('find_certificate_by_token', { share_token: 'tok_1' })).resolves.toEqual([asOutput(recipient())]);
+  });
+
+  it.each([
+    ['https://certs.example.com/v/tok_1'],
+    ['https://certs.example.com/v/tok_1/'],
+    [' https://viewer.example.org/some/prefix/v/tok_1?utm_source=mail '],
+  ])('takes the share token from a certificate URL: %s', async (url) => {
+    api().get('/api/v1/certificates/by-token/tok_1').reply(200, { data: recipient() });
+    await expect(search('find_certificate_by_token', { share_token: url })).resolves.toEqual([asOutput(recipient())]);
+  });
+
+  it.each([
+    ['https://certs.example.com/certificates/tok_1', /certificate URL ends in \/v\/<share token>/],
+    ['tok/1', /neither a share token nor a certificate URL/],
+    ['', /required/],
+  ])('refuses %p before any request, naming the field', async (value, why) => {
+    const error = await caught(search('find_certificate_by_token', { share_token: value }));
+    expect(error.name).toBe('HaltedError');
+    expect(error.firstLine).toMatch(why);
+    expect(error.firstLine).toMatch(/Share Token/);
   });
 
   it('returns [] on a 404', async () => {
@@ -52,7 +85,7 @@ describe('find_recipient', () => {
       .query({ limit: '100', cursor: 'p2' })
       .reply(200, { data: [recipient({ id: 'rec_b', email: 'Grace@Example.com' }), recipient({ id: 'rec_c', email: 'grace@example.com' })], nextCursor: 'p3' });
     await expect(search('find_recipient', { batch_id: 'batch_1', email: 'GRACE@example.com' })).resolves.toEqual([
-      recipient({ id: 'rec_b', email: 'Grace@Example.com' }),
+      asOutput(recipient({ id: 'rec_b', email: 'Grace@Example.com' })),
     ]);
   });
 
@@ -74,7 +107,7 @@ describe('find_recipient', () => {
 });
 
 describe('search-or-create', () => {
-  it('pairs Find Recipient by Email with Issue Certificate', () => {
+  it('pairs Find Certificate by Email with Issue Certificate', () => {
     expect(app.searchOrCreates.find_recipient).toMatchObject({ key: 'find_recipient', search: 'find_recipient', create: 'issue_certificate' });
     // Shared input keys let Zapier carry the search's values into the create.
     const keys = (fields: unknown[] | undefined) => (fields ?? []).map((f) => (f as { key: string }).key);

@@ -2,7 +2,7 @@
 // window, event type, batch filter, duplicates) and performList.
 import nock from 'nock';
 import { EVENT_TYPES, type EventType } from '@certificate-service/sdk/core';
-import { SECRET, app, api, caught, delivery, event, recipient, run, setupNock } from './mock-api';
+import { SECRET, app, api, asOutput, caught, delivery, event, recipient, run, setupNock } from './mock-api';
 
 setupNock();
 
@@ -52,7 +52,7 @@ describe.each(TRIGGERS)('trigger %s', (key, type, emailStatus) => {
   });
 
   it('perform returns the verified delivery as one flat item', async () => {
-    const e = event(type, { emailStatus: emailStatus ?? 'not_sent' });
+    const e = event(type, { emailStatus: emailStatus ?? 'not_sent', expiryDate: '2027-06-02T00:00:00.000Z', emailSentAt: '2025-06-02T09:15:04.000Z' });
     const [item, ...rest] = await perform(delivery(e));
     expect(rest).toEqual([]);
     expect(item).toEqual({
@@ -63,6 +63,14 @@ describe.each(TRIGGERS)('trigger %s', (key, type, emailStatus) => {
       recipientId: e.data.id,
       recipientCreatedAt: e.data.createdAt,
     });
+  });
+
+  it('perform leaves out the dates that are not set, instead of returning null', async () => {
+    const e = event(type, { expiryDate: null, emailSentAt: null });
+    const [item] = await perform(delivery(e));
+    expect(item).toEqual(asOutput({ ...e.data, id: e.id, type, createdAt: e.createdAt, recipientId: e.data.id, recipientCreatedAt: e.data.createdAt }));
+    expect(item).not.toHaveProperty('expiryDate');
+    expect(item).not.toHaveProperty('emailSentAt');
   });
 
   it('perform drops a delivery signed with another secret, and logs no secret', async () => {
@@ -135,7 +143,9 @@ describe.each(TRIGGERS)('trigger %s', (key, type, emailStatus) => {
     expect(items).toEqual([
       expect.objectContaining({ id: `${type}:rec_7`, type, recipientId: 'rec_7', batchId: 'batch_1', certificateId: r.certificateId, recipientCreatedAt: r.createdAt }),
     ]);
-    expect(Object.keys(items[0]).sort()).toEqual(expect.arrayContaining(Object.keys(app.triggers[key].operation.sample).filter((k) => !['error', 'viewer'].includes(k))));
+    // Every key a delivery has (the sample's), error and viewer included; unset dates are left out.
+    const unset = Object.entries(r).filter(([, v]) => v === null).map(([k]) => k);
+    expect(Object.keys(items[0]).sort()).toEqual(Object.keys(app.triggers[key].operation.sample).filter((k) => !unset.includes(k)).sort());
   });
 
   it('performList without a batch uses the newest active batch', async () => {

@@ -4,10 +4,10 @@ import { batchField, recipientField, text } from '../lib/inputs';
 
 export default defineCreate({
   key: 'delete_recipient',
-  noun: 'Recipient',
+  noun: 'Certificate',
   display: {
-    label: 'Delete Recipient',
-    description: 'Deletes a recipient and their issued certificate from a batch.',
+    label: 'Delete Certificate',
+    description: 'Deletes an issued certificate from its batch.',
   },
   operation: {
     inputFields: [batchField, recipientField],

@@ -1,7 +1,9 @@
 import { defineCreate } from 'zapier-platform-core';
 import { withClient } from '../lib/client';
 import { batchField, recipientField, text } from '../lib/inputs';
-import { RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
+import { outputItem, RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
+
+const OUTPUT_FIELDS = [...RECIPIENT_OUTPUT_FIELDS, { key: 'queued', label: 'Queued', type: 'boolean' as const }];
 
 export default defineCreate({
   key: 'send_certificate',
@@ -13,10 +15,11 @@ export default defineCreate({
   operation: {
     inputFields: [batchField, recipientField],
     perform: withClient(async (client, _z, bundle) =>
-      client.sendCertificate(text(bundle.inputData.batch_id) ?? '', text(bundle.inputData.recipient_id) ?? ''),
+      outputItem(await client.sendCertificate(text(bundle.inputData.batch_id) ?? '', text(bundle.inputData.recipient_id) ?? ''), OUTPUT_FIELDS),
     ),
-    // The response body is not documented; the recipient, plus `queued`, is what the service returns.
-    sample: { ...SAMPLE_RECIPIENT, emailStatus: 'queued', emailSentAt: null, queued: true },
-    outputFields: [...RECIPIENT_OUTPUT_FIELDS, { key: 'queued', label: 'Queued', type: 'boolean' }],
+    // The response body is not documented; the recipient, plus `queued`, is what the service
+    // returns. Not sent yet, so it has no Email Sent At.
+    sample: outputItem({ ...SAMPLE_RECIPIENT, emailStatus: 'queued', emailSentAt: null, queued: true }, OUTPUT_FIELDS),
+    outputFields: OUTPUT_FIELDS,
   },
 });

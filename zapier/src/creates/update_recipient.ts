@@ -2,14 +2,14 @@ import { defineCreate } from 'zapier-platform-core';
 import type { RecipientUpdate } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { batchField, dataField, dict, emailField, nameField, recipientField, text } from '../lib/inputs';
-import { RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
+import { outputItem, RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
 
 export default defineCreate({
   key: 'update_recipient',
-  noun: 'Recipient',
+  noun: 'Certificate',
   display: {
-    label: 'Update Recipient',
-    description: 'Updates the name, email address or certificate variables of an issued certificate\'s recipient.',
+    label: 'Update Certificate',
+    description: 'Updates the recipient name, email address or variables of an issued certificate.',
   },
   operation: {
     inputFields: [
@@ -26,7 +26,7 @@ export default defineCreate({
       if (text(email) !== undefined) update.email = text(email);
       if (dict(data) !== undefined) update.data = dict(data) as Record<string, unknown>;
       // An empty update is refused by the core's validator before anything is sent.
-      return client.updateRecipient(text(batch_id) ?? '', text(recipient_id) ?? '', update);
+      return outputItem(await client.updateRecipient(text(batch_id) ?? '', text(recipient_id) ?? '', update), RECIPIENT_OUTPUT_FIELDS);
     }),
     sample: SAMPLE_RECIPIENT,
     outputFields: RECIPIENT_OUTPUT_FIELDS,

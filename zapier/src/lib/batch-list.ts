@@ -1,13 +1,10 @@
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
 import type { BatchStatus } from '@certificate-service/sdk/core';
 import { withClient } from './client';
+import { dropdownPage } from './dropdown-page';
 import { BATCH_OUTPUT_FIELDS, SAMPLE_BATCH } from './samples';
 
-/**
- * A hidden polling trigger that feeds a batch dropdown, one page per call. Zapier asks
- * for page 0, 1, 2... as the user scrolls; the service's next-page cursor is kept
- * between those calls with z.cursor (canPaginate).
- */
+/** A hidden polling trigger that feeds a batch dropdown, one page per call (see dropdownPage). */
 export function defineBatchListTrigger<const K extends string>(key: K, status: BatchStatus, label: string, description: string) {
   return defineTrigger({
     key,
@@ -16,17 +13,9 @@ export function defineBatchListTrigger<const K extends string>(key: K, status: B
     operation: {
       type: 'polling',
       canPaginate: true,
-      perform: withClient(async (client, z: ZObject, bundle: Bundle) => {
-        let cursor: string | undefined;
-        if (bundle.meta?.page) {
-          cursor = (await z.cursor.get()) || undefined;
-          if (!cursor) return []; // the previous page was the last one
-        }
-        const page = await client.listBatches({ status, cursor });
-        // Always overwrite: a stale cursor would serve the last page again.
-        await z.cursor.set(page.nextCursor ?? '');
-        return page.items;
-      }),
+      perform: withClient(async (client, z: ZObject, bundle: Bundle) =>
+        dropdownPage(z, bundle, (cursor) => client.listBatches({ status, cursor })),
+      ),
       sample: SAMPLE_BATCH,
       outputFields: BATCH_OUTPUT_FIELDS,
     },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
 import {
   CertificateServiceError,
@@ -17,7 +18,7 @@ import {
 import { withClient } from './client';
 import { isNotFound } from './errors';
 import { text } from './inputs';
-import { EVENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from './samples';
+import { EVENT_OUTPUT_FIELDS, outputItem, SAMPLE_RECIPIENT, type OutputField } from './samples';
 
 /**
  * One factory for the four instant (REST hook) triggers. Each trigger subscribes
@@ -34,10 +35,17 @@ export interface CertificateTriggerSpec<K extends string> {
   /** performList: when the event happened, read from a listed recipient. */
   occurredAt: (recipient: Recipient) => string;
   /** Per-event extras in `data` (failed: `error`, viewed: `viewer`). */
-  sampleExtras?: { error?: string; viewer?: Viewer };
+  sampleExtras?: EventExtras;
+  /**
+   * performList: the same extras for a listed recipient, so the editor offers the same
+   * fields to map as a real delivery has. The recipient list does not carry them.
+   */
+  listExtras?: (occurredAt: string) => EventExtras;
   sampleEmailStatus: string;
-  extraOutputFields?: Array<{ key: string; label: string; type?: 'string' | 'datetime' }>;
+  extraOutputFields?: OutputField[];
 }
+
+type EventExtras = { error?: string; viewer?: Viewer };
 
 /** How many recent recipients performList returns. */
 export const LIST_LIMIT = 10;
@@ -60,15 +68,32 @@ function drop(z: ZObject, deliveryId: string | undefined, why: string): [] {
 }
 
 /**
- * Delivery is at-least-once (spec section 6), so a repeated X-Service-Delivery is
- * dropped. If Zapier's cache is unavailable the delivery is processed: a possible
- * duplicate is better than a lost event.
+ * Delivery is at-least-once (spec section 6), and Zapier can run two copies of one
+ * delivery in two Lambdas at the same time, so the delivery id is claimed in Zapier's
+ * shared cache with one atomic write: `z.cache.set(key, claim, ttl, scope, nx = true)`
+ * stores the key only if it is absent. zapier-platform-core 19.1.0 passes `nx` to the
+ * `zcache_set` RPC and returns its answer (src/tools/create-cache.js:54-64; typed
+ * `Promise<boolean | null>`): `true` when this call stored the key.
+ *
+ * - The read first answers the common case, a later retry, in one call. It also keeps
+ *   replays caught where the cache ignores `nx`: core's local stand-in (appTester,
+ *   `zapier-platform invoke`; create-rpc-client.js:25-28) stores and answers `true` on
+ *   every set.
+ * - Any other answer is checked by reading the key back: Zapier also answers `false` when
+ *   it refuses a write (its cache rate limit), and a claim is this invocation's own random
+ *   value, so only another invocation's claim makes the delivery a duplicate.
+ * - If the cache fails, the delivery is processed: a possible duplicate is better than
+ *   a lost event.
  */
 async function seenBefore(z: ZObject, subscriptionId: string | undefined, deliveryId: string): Promise<boolean> {
   const key = `certsvc:delivery:${subscriptionId ?? '-'}:${deliveryId}`;
+  const claim = randomUUID();
   try {
     if (await z.cache.get(key)) return true;
-    await z.cache.set(key, true, DEDUPE_TTL_SECONDS);
+    if ((await z.cache.set(key, claim, DEDUPE_TTL_SECONDS, undefined, true)) === true) return false;
+    const holder: unknown = await z.cache.get(key);
+    if (holder && holder !== claim) return true;
+    if (!holder) z.console.log(`Duplicate check for delivery ${deliveryId} skipped: the cache did not store the claim.`);
   } catch (error) {
     z.console.log(`Duplicate check for delivery ${deliveryId} skipped: ${(error as Error).message}`);
   }
@@ -92,8 +117,11 @@ export function defineCertificateTrigger<const K extends string>(spec: Certifica
   };
 
   /** A listed recipient in the same flat shape as a delivery, with an id no real event has. */
-  const listItem = (recipient: Recipient): FlatEvent =>
-    flattenEvent({ id: `${spec.event}:${recipient.id}`, type: spec.event, createdAt: spec.occurredAt(recipient), data: recipient });
+  const listItem = (recipient: Recipient): FlatEvent => {
+    const createdAt = spec.occurredAt(recipient);
+    return flattenEvent({ id: `${spec.event}:${recipient.id}`, type: spec.event, createdAt, data: { ...recipient, ...spec.listExtras?.(createdAt) } });
+  };
+  const outputFields = [...EVENT_OUTPUT_FIELDS, ...(spec.extraOutputFields ?? [])];
 
   return defineTrigger({
     key: spec.key,
@@ -149,18 +177,18 @@ export function defineCertificateTrigger<const K extends string>(spec: Certifica
         const batchId = text(bundle.inputData.batch_id);
         if (batchId && event.data.batchId !== batchId) return drop(z, deliveryId, `batch ${event.data.batchId} is not the selected batch.`);
         if (deliveryId && (await seenBefore(z, subscriptionId, deliveryId))) return drop(z, deliveryId, 'already processed.');
-        return [flattenEvent(event)];
+        return [outputItem(flattenEvent(event), outputFields)];
       },
 
       performList: withClient(async (client, _z, bundle: Bundle) => {
         const batchId = text(bundle.inputData.batch_id) ?? (await newestActiveBatch(client))?.id;
         if (!batchId) return [];
         const recipients = client.iterateRecipients(batchId, { limit: LIST_LIMIT, emailStatus: spec.emailStatus });
-        return (await collect(recipients, LIST_LIMIT)).map(listItem);
+        return (await collect(recipients, LIST_LIMIT)).map((r) => outputItem(listItem(r), outputFields));
       }),
 
       sample: flattenEvent(sampleEvent),
-      outputFields: [...EVENT_OUTPUT_FIELDS, ...(spec.extraOutputFields ?? [])],
+      outputFields,
     },
   });
 }

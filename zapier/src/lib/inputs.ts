@@ -1,3 +1,5 @@
+import { validationError } from '@certificate-service/sdk/core';
+
 // Input helpers and the input fields several operations share. Values are checked by the
 // core's validators; these helpers only undo how Zapier delivers them (strings for
 // booleans, empty strings for cleared fields).
@@ -26,6 +28,28 @@ export function dict(value: unknown): unknown {
   return value;
 }
 
+/**
+ * A share token as typed, or taken from a certificate URL (`certUrl`, spec section 2:
+ * `{viewer_base}/v/<shareToken>`). Anything else is refused, naming the field.
+ */
+export function shareTokenFrom(value: unknown, field: string): string {
+  const input = text(value);
+  if (!input) throw validationError(field, 'is required');
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) {
+    if (input.includes('/')) throw validationError(field, `"${input}" is neither a share token nor a certificate URL`);
+    return input;
+  }
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw validationError(field, `"${input}" is not a valid URL`);
+  }
+  const match = /\/v\/([^/]+)\/?$/.exec(url.pathname);
+  if (!match) throw validationError(field, 'a certificate URL ends in /v/<share token>');
+  return decodeURIComponent(match[1]);
+}
+
 export const batchField = {
   key: 'batch_id',
   label: 'Batch',
@@ -34,12 +58,20 @@ export const batchField = {
   helpText: 'The batch the certificate belongs to. Choose an active batch, or enter a batch ID such as `batch_123`.',
 } as const;
 
+/**
+ * The certificate (the API's recipient) to act on: a dropdown of the chosen batch's
+ * certificates, or a mapped ID, with a search step offered to look it up by email.
+ * It waits for the Batch field and is cleared when the batch changes (`dependsOn`).
+ */
 export const recipientField = {
   key: 'recipient_id',
   label: 'Recipient ID',
   required: true,
+  dynamic: 'recipient_list.id.label',
   search: 'find_recipient.id',
-  helpText: 'The ID of the issued certificate\'s recipient (for example `rec_123`), from an earlier step such as **Find Recipient by Email** or **Issue Certificate**.',
+  dependsOn: ['batch_id'] as string[],
+  helpText:
+    'The certificate to use. Choose one from the batch, or map its Recipient ID (such as `rec_123`) from an earlier step such as **Find Certificate by Email** or **Issue Certificate**.',
 } as const;
 
 export const nameField = {

@@ -1,5 +1,6 @@
 // Static samples and output field labels, shared by the operations that return the
-// same resource. Dates are ISO 8601 UTC, as the service sends them.
+// same resource. Dates are ISO 8601 UTC, as the service sends them; a date field is
+// never null here (see outputItem).
 import type { Batch, Recipient } from '@certificate-service/sdk/core';
 
 export const SAMPLE_RECIPIENT: Recipient = {
@@ -11,7 +12,7 @@ export const SAMPLE_RECIPIENT: Recipient = {
   shareToken: 'tok_4b7c9e1d',
   certUrl: 'https://certs.example.com/v/tok_4b7c9e1d',
   issueDate: '2025-06-02T09:15:00.000Z',
-  expiryDate: null,
+  expiryDate: '2027-06-02T09:15:00.000Z',
   data: { course: 'Introduction to Analytics', score: '92' },
   emailStatus: 'sent',
   emailSentAt: '2025-06-02T09:15:04.000Z',
@@ -26,7 +27,29 @@ export const SAMPLE_BATCH: Batch = {
   createdAt: '2025-06-01T08:00:00.000Z',
 };
 
-type OutputField = { key: string; label: string; type?: 'string' | 'datetime' | 'boolean' | 'integer' };
+export type OutputField = { key: string; label: string; type?: 'string' | 'datetime' | 'boolean' | 'integer' };
+
+/**
+ * An item as the app returns it: a field declared `datetime` that is null (no expiry
+ * date, an email not sent yet) is left out, because Zapier reads a `datetime` field as
+ * a date. Keys nested with `__` (Zapier's flattening, e.g. `viewer__viewedAt`) are
+ * followed one level down.
+ */
+export function outputItem<T extends object>(item: T, fields: readonly OutputField[]): T {
+  const out = { ...item } as Record<string, unknown>;
+  for (const { key, type } of fields) {
+    if (type !== 'datetime') continue;
+    const [head, child] = key.split('__');
+    const parent = out[head];
+    if (child === undefined) {
+      if (parent === null) delete out[head];
+    } else if (parent && typeof parent === 'object' && (parent as Record<string, unknown>)[child] === null) {
+      const { [child]: _null, ...rest } = parent as Record<string, unknown>;
+      out[head] = rest;
+    }
+  }
+  return out as T;
+}
 
 /** The recipient's own fields except `id` and `createdAt`, which events rename. */
 const RECIPIENT_COMMON_FIELDS: OutputField[] = [

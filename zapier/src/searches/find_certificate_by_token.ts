@@ -1,6 +1,6 @@
 import { defineSearch } from 'zapier-platform-core';
 import { withClient } from '../lib/client';
-import { text } from '../lib/inputs';
+import { shareTokenFrom } from '../lib/inputs';
 import { RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
 import { findOne } from '../lib/search';
 
@@ -8,8 +8,8 @@ export default defineSearch({
   key: 'find_certificate_by_token',
   noun: 'Certificate',
   display: {
-    label: 'Find Certificate by Share Token',
-    description: 'Finds an issued certificate by the public share token from its viewer link.',
+    label: 'Find Certificate by Share Token or URL',
+    description: 'Finds an issued certificate by its public share token or its certificate URL.',
   },
   operation: {
     inputFields: [
@@ -17,10 +17,10 @@ export default defineSearch({
         key: 'share_token',
         label: 'Share Token',
         required: true,
-        helpText: 'The public share token, the last part of the certificate URL (`.../v/<share token>`).',
+        helpText: 'The public share token, or the whole certificate URL (`https://…/v/<share token>`, the **Certificate URL** of an earlier step).',
       },
     ],
-    perform: withClient(async (client, _z, bundle) => findOne(() => client.getCertificateByToken(text(bundle.inputData.share_token) ?? ''))),
+    perform: withClient(async (client, _z, bundle) => findOne(() => client.getCertificateByToken(shareTokenFrom(bundle.inputData.share_token, 'shareToken')))),
     sample: SAMPLE_RECIPIENT,
     outputFields: RECIPIENT_OUTPUT_FIELDS,
   },

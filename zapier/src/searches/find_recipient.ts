@@ -2,24 +2,24 @@ import { defineSearch } from 'zapier-platform-core';
 import { withClient } from '../lib/client';
 import { isNotFound } from '../lib/errors';
 import { batchField, emailField, text } from '../lib/inputs';
-import { RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
+import { outputItem, RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
 
 export default defineSearch({
   key: 'find_recipient',
-  noun: 'Recipient',
+  noun: 'Certificate',
   display: {
-    label: 'Find Recipient by Email',
+    label: 'Find Certificate by Email',
     description: 'Finds the certificate issued to an email address in a batch.',
   },
   operation: {
     inputFields: [
       { ...batchField, helpText: 'The batch to look in.' },
-      { ...emailField, required: true, helpText: 'The recipient\'s email address. Letter case is ignored.' },
+      { ...emailField, required: true, helpText: 'The email address the certificate was issued to. Letter case is ignored.' },
     ],
     perform: withClient(async (client, _z, bundle) => {
       try {
         const recipient = await client.findRecipientByEmail(text(bundle.inputData.batch_id) ?? '', text(bundle.inputData.email) ?? '');
-        return recipient ? [recipient] : [];
+        return recipient ? [outputItem(recipient, RECIPIENT_OUTPUT_FIELDS)] : [];
       } catch (error) {
         if (isNotFound(error)) return []; // no such batch: nothing found
         throw error;

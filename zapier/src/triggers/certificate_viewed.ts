@@ -3,7 +3,7 @@ import { defineCertificateTrigger } from '../lib/certificate-trigger';
 export default defineCertificateTrigger({
   key: 'certificate_viewed',
   event: 'certificate.viewed',
-  label: 'New Viewed Certificate',
+  label: 'Certificate Viewed',
   description: 'Triggers when a recipient opens their certificate in the public viewer for the first time.',
   occurredAt: (recipient) => recipient.createdAt,
   sampleEmailStatus: 'sent',
@@ -15,6 +15,9 @@ export default defineCertificateTrigger({
       ip: '203.0.113.7',
     },
   },
+  // The recipient list does not carry the viewer; only a real event does. The view time
+  // is the item's own event time, as in a delivery.
+  listExtras: (occurredAt) => ({ viewer: { viewedAt: occurredAt, userAgent: '', referer: '', ip: '' } }),
   extraOutputFields: [
     { key: 'viewer__viewedAt', label: 'Viewed At', type: 'datetime' },
     { key: 'viewer__userAgent', label: 'Viewer User Agent', type: 'string' },

@@ -6,6 +6,7 @@ import certificate_issued from './certificate_issued';
 import certificate_sent from './certificate_sent';
 import certificate_viewed from './certificate_viewed';
 import design_list from './design_list';
+import recipient_list from './recipient_list';
 
 export default {
   [certificate_issued.key]: certificate_issued,
@@ -15,4 +16,5 @@ export default {
   [batch_list.key]: batch_list,
   [archived_batch_list.key]: archived_batch_list,
   [design_list.key]: design_list,
+  [recipient_list.key]: recipient_list,
 };
