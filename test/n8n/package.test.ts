@@ -68,12 +68,12 @@ describe('n8n-node lint (strict)', () => {
 });
 
 describe('npm pack', () => {
-	it('ships only dist, README, LICENSE and package.json', async () => {
+	it('ships only dist, CHANGELOG, README, LICENSE and package.json', async () => {
 		const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: N8N });
 		const [packed] = JSON.parse(stdout) as Array<{ name: string; files: Array<{ path: string }> }>;
 		expect(packed.name).toBe('n8n-nodes-certificate-service');
 		const files = packed.files.map((f) => f.path).sort();
-		expect(files.filter((f) => !f.startsWith('dist/'))).toEqual(['LICENSE', 'README.md', 'package.json']);
+		expect(files.filter((f) => !f.startsWith('dist/'))).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json']);
 		expect(files.filter((f) => f.startsWith('dist/'))).toEqual([
 			'dist/credentials/CertificateServiceApi.credentials.js',
 			'dist/icons/certificateService.dark.svg',
@@ -88,7 +88,7 @@ describe('npm pack', () => {
 	it('package.json follows the community node conventions', () => {
 		expect(pkg.keywords).toContain('n8n-community-node-package');
 		expect(pkg.license).toBe('MIT');
-		expect(pkg.files).toEqual(['dist']);
+		expect(pkg.files).toEqual(['dist', 'CHANGELOG.md']);
 		expect(pkg.dependencies ?? {}).toEqual({});
 		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
 		expect(pkg.n8n.n8nNodesApiVersion).toBe(1);
