@@ -80,33 +80,41 @@ describe('n8n/examples in a real n8n 2.41.1', () => {
 		}
 	}, 60_000);
 
-	async function credentialTest(baseUrl: string) {
-		return await n8n!.rest('POST', '/credentials/test', {
-			credentials: { name: 'test', type: 'certificateServiceApi', data: { apiKey: sb!.apiKey, baseUrl } },
+	/** Saves a credential and runs n8n's credential test on it, as the editor's "Test" does. */
+	async function savedAndTested(name: string, baseUrl: string) {
+		const data = { apiKey: sb!.apiKey, baseUrl };
+		const created = await n8n!.createCredential('certificateServiceApi', name, data);
+		const result = await n8n!.rest('POST', '/credentials/test', {
+			credentials: { id: created.id, name, type: 'certificateServiceApi', data },
 		});
+		return { id: created.id as string, result };
 	}
 
 	it("n8n's credential test applies the nodes' HTTPS rule: http:// only on loopback", async () => {
 		const before = sb!.controls.counters().requests.byRoute['POST /auth'] ?? 0;
 		// loopback http (the sandbox), given as a bare origin: normalised like the nodes do it
-		expect(await credentialTest(`${sb!.url}/`)).toEqual(expect.objectContaining({ status: 'OK' }));
+		const ok = await savedAndTested('Certificate Service (sandbox)', `${sb!.url}/`);
+		expect(ok.result).toEqual(expect.objectContaining({ status: 'OK' }));
 		expect(sb!.controls.counters().requests.byRoute['POST /auth']).toBe(before + 1);
-		const rejected = await credentialTest('http://certificates.example.com/api/v1');
-		expect(rejected).toEqual({ status: 'Error', message: expect.stringMatching(/"baseUrl".*must use https:\/\//) });
-		expect(JSON.stringify(rejected)).not.toContain(sb!.apiKey);
+		credential = { id: ok.id, name: 'Certificate Service (sandbox)' };
 
-		const created = await n8n!.createCredential('certificateServiceApi', 'Certificate Service (sandbox)', {
-			apiKey: sb!.apiKey,
-			baseUrl: `${sb!.url}/`,
-		});
-		credential = { id: created.id, name: 'Certificate Service (sandbox)' };
+		const bad = await savedAndTested('Certificate Service (clear text)', 'http://certificates.example.com/api/v1');
+		expect(bad.result).toEqual({ status: 'Error', message: expect.stringMatching(/"baseUrl".*must use https:\/\//) });
+		expect(JSON.stringify(bad.result)).not.toContain(sb!.apiKey);
 	});
+
+	/** Runs a saved workflow; on failure, says why. */
+	async function run(id: string) {
+		const result = await n8n!.runWorkflow(id);
+		if (result.status !== 'success') {
+			throw new Error(`${result.status}: ${result.error}\n${JSON.stringify(result.execution?.data?.resultData?.error ?? {}).slice(0, 1500)}`);
+		}
+		return result;
+	}
 
 	it('issue-from-spreadsheet.json issues one certificate per row', async () => {
 		const wf = await n8n!.createWorkflow(prepared('issue-from-spreadsheet.json'));
-		const run = await n8n!.runWorkflow(wf.id);
-		expect(run.status).toBe('success');
-		const issued = run.outputOf('Issue Certificate');
+		const issued = (await run(wf.id)).outputOf('Issue Certificate');
 		expect(issued.map((r) => [r.name, r.email, r.data])).toEqual([
 			['Ada Lovelace', 'ada@example.com', { course: 'Analytical Engines' }],
 			['Alan Turing', 'alan@example.com', { course: 'Computability' }],
@@ -120,8 +128,7 @@ describe('n8n/examples in a real n8n 2.41.1', () => {
 		// Ada was issued above: found, nothing issued.
 		const json = prepared('find-or-issue.json');
 		const wf = await n8n!.createWorkflow(json);
-		const first = await n8n!.runWorkflow(wf.id);
-		expect(first.status).toBe('success');
+		const first = await run(wf.id);
 		expect(first.outputOf('Existing Certificate')).toEqual([expect.objectContaining({ email: 'ada@example.com', batchId })]);
 		expect(first.execution.data.resultData.runData['Issue Certificate']).toBeUndefined();
 
@@ -130,14 +137,13 @@ describe('n8n/examples in a real n8n 2.41.1', () => {
 		person.parameters.assignments.assignments[1].value = 'NEW.Person@Example.com';
 		person.parameters.assignments.assignments[0].value = 'New Person';
 		const wf2 = await n8n!.createWorkflow({ ...json, name: `${json.name} (new person)` });
-		const second = await n8n!.runWorkflow(wf2.id);
-		expect(second.status).toBe('success');
+		const second = await run(wf2.id);
 		expect(second.outputOf('Existing Certificate')).toEqual([]);
 		expect(second.outputOf('Issue Certificate')).toEqual([
 			expect.objectContaining({ name: 'New Person', email: expect.stringMatching(/^new\.person@example\.com$/i), batchId, data: { course: 'Analytical Engines' } }),
 		]);
 		// and the next run finds it, whatever the case of the email
-		const third = await n8n!.runWorkflow(wf2.id);
+		const third = await run(wf2.id);
 		expect(third.outputOf('Existing Certificate')).toEqual([expect.objectContaining({ name: 'New Person', batchId })]);
 		expect(third.execution.data.resultData.runData['Issue Certificate']).toBeUndefined();
 	});
