@@ -171,23 +171,28 @@ describe('dist', () => {
 describe('inside n8n', () => {
 	const node: INode = { id: '1', name: 'n', type: 't', typeVersion: 1, position: [0, 0], parameters: {} };
 
-	it('the credential test URL normalises the base URL like the nodes do', () => {
+	it('the credential test URL normalises the base URL like the nodes do', async () => {
 		const nodeTypes = {
 			getByName: () => ({ description: { properties: [] } }),
 			getByNameAndVersion: () => ({ description: { properties: [] } }),
 			getKnownTypes: () => ({}),
 		};
 		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: nodeTypes as never });
-		const { request } = new CertificateServiceApi().test;
+		const credential = new CertificateServiceApi();
+		const { request } = credential.test;
 		expect(request).toMatchObject({ url: '/auth', method: 'POST' });
-		const resolve = (baseUrl: string) =>
-			workflow.expression.getSimpleParameterValue(node, request.baseURL as string, 'manual', {
+		// n8n resolves the request's expressions, then runs the credential's authenticate on it
+		const resolve = async (baseUrl: string) => {
+			const baseURL = workflow.expression.getSimpleParameterValue(node, request.baseURL as string, 'manual', {
 				$credentials: { baseUrl },
-			} as never);
+			} as never) as string;
+			const out = await credential.authenticate({ apiKey: 'k', baseUrl }, { url: request.url!, baseURL, method: request.method });
+			return out.baseURL;
+		};
 		for (const input of ['https://x.test', 'https://x.test/', 'https://x.test/api/v1', ' https://x.test/api/v1/ ']) {
-			expect(resolve(input)).toBe('https://x.test/api/v1');
+			expect(await resolve(input)).toBe('https://x.test/api/v1');
 		}
-		expect(resolve('https://x.test/tenant')).toBe('https://x.test/tenant/api/v1');
+		expect(await resolve('https://x.test/tenant')).toBe('https://x.test/tenant/api/v1');
 	});
 
 	it('the core still recognises socket errors that n8n wraps in NodeApiError', () => {
