@@ -43,7 +43,7 @@ export async function runN8nFlow(sandbox: Sandbox, step: (label: string, detail:
     const [byId] = await exec({ resource: 'certificate', operation: 'getByCertificateId', certificateId: first.certificateId });
     const [byToken] = await exec({ resource: 'certificate', operation: 'getByShareToken', shareToken: first.shareToken });
     if (byId.id !== first.id || byToken.id !== first.id) throw new Error('n8n lookups returned a different recipient');
-    step('Send, Lookup by ID and token', `${String(first.certificateId)} found both ways`);
+    step('Send, Get by Certificate ID and by Share Token', `${String(first.certificateId)} found both ways`);
 
     const deliveries = await receiver.waitFor(people.length, 10_000);
     let started = 0;
