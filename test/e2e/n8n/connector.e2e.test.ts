@@ -292,7 +292,7 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
       const target = issued[7];
       const run = await runChain(
         'e2e: send and look up',
-        serviceNode('Send', { resource: 'certificate', operation: 'send', batch: byId(batchId), recipientId: target.id }, 200),
+        serviceNode('Send', { resource: 'certificate', operation: 'send', batch: byId(batchId), recipientId: byId(target.id) }, 200),
         serviceNode('By Certificate ID', { resource: 'certificate', operation: 'getByCertificateId', certificateId: target.certificateId }, 400),
         serviceNode('By Share Token', { resource: 'certificate', operation: 'getByShareToken', shareToken: target.shareToken }, 600),
       );
