@@ -7,6 +7,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import { CertificateServiceApi } from '../../n8n/credentials/CertificateServiceApi.credentials';
+import { shareTokenFrom } from '../../n8n/nodes/CertificateService/actions/certificate/recipient';
 
 const node = new CertificateService().description;
 const properties = node.properties;
@@ -105,6 +106,14 @@ describe('UX guidelines', () => {
 			expect(locator.modes?.[0].typeOptions?.searchListMethod).toBe('searchRecipients');
 		}
 		expect(Object.keys(new CertificateService().methods.listSearch)).toContain('searchRecipients');
+		// the editor's check of the URL mode accepts what the node accepts (shareTokenFrom)
+		const urlMode = properties.find((p) => p.name === 'recipientId')!.modes!.find((m) => m.name === 'url')!;
+		const regex = new RegExp((urlMode.validation![0] as unknown as { properties: { regex: string } }).properties.regex);
+		for (const url of ['https://c.example.com/v/tok1', 'https://c.example.com/app/v/tok1/?ref=mail#top', 'http://localhost:4010/v/tok1']) {
+			expect(regex.test(url)).toBe(true);
+			expect(shareTokenFrom(url, 'recipientId')).toBe('tok1');
+		}
+		for (const url of ['https://c.example.com/x/tok1', 'tok1']) expect(regex.test(url)).toBe(false);
 	});
 
 	it('operations returning certificates have Simplify, on by default; the node is usable as a tool', () => {

@@ -95,7 +95,7 @@ export const recipientLocator: INodeProperties = {
 				{
 					type: 'regex',
 					properties: {
-						regex: '^https?://.+/v/[^/]+/?$',
+						regex: '^https?://.+/v/[^/?#]+/?([?#].*)?$',
 						errorMessage: 'A certificate URL ends in /v/<share token>',
 					},
 				},
