@@ -1,10 +1,13 @@
 import type {
-	IAuthenticateGeneric,
+	ICredentialDataDecryptedObject,
 	Icon,
 	ICredentialTestRequest,
 	ICredentialType,
+	IHttpRequestOptions,
 	INodeProperties,
 } from 'n8n-workflow';
+
+import { normaliseBaseUrl, parseSecureUrl } from '@certificate-service/sdk/core';
 
 /**
  * The workspace API key and the service's base URL. The key implies the workspace
@@ -40,27 +43,45 @@ export class CertificateServiceApi implements ICredentialType {
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: 'https://certificates.example.com/api/v1',
+			placeholder: 'e.g. https://certificates.example.com/api/v1',
 			description:
 				'The API base URL of your service. The /api/v1 suffix is added when missing. Must use https:// (http:// is accepted for localhost only).',
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				Authorization: '=Bearer {{$credentials.apiKey}}',
-			},
-		},
-	};
+	/**
+	 * Adds the Bearer key to every request, after the one HTTPS rule of the core: the base URL
+	 * must be https:// except on loopback (normaliseBaseUrl, as the nodes' client applies it),
+	 * so a credential whose test passes is one the nodes accept. The test request below is
+	 * relative (`/auth`); it is resolved here against the normalised base URL, so the test
+	 * calls exactly the URL the nodes call. The nodes' requests are absolute already.
+	 */
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		let baseUrl: string;
+		try {
+			baseUrl = normaliseBaseUrl(credentials.baseUrl);
+			if (requestOptions.baseURL === undefined) parseSecureUrl(requestOptions.url, 'url');
+		} catch (error) {
+			// Rethrown without the service error's `code`: n8n's credential test shows an
+			// error's code instead of its message when it has one.
+			throw new Error((error as Error).message);
+		}
+		if (requestOptions.baseURL !== undefined) requestOptions.baseURL = baseUrl;
+		requestOptions.headers = {
+			...requestOptions.headers,
+			Authorization: `Bearer ${String(credentials.apiKey ?? '')}`,
+		};
+		return requestOptions;
+	}
 
-	// POST /auth checks the key and returns the workspace (spec section 4). The base URL
-	// is normalised the same way the nodes do it: trailing slashes dropped, /api/v1 added once.
+	// POST /auth checks the key and returns the workspace (spec section 4). `authenticate`
+	// above replaces the base URL with the normalised one, or rejects it (http:// off loopback).
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL:
-				'={{ String($credentials.baseUrl).trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/, "") }}/api/v1',
+			baseURL: '={{ $credentials.baseUrl }}',
 			url: '/auth',
 			method: 'POST',
 		},

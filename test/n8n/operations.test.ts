@@ -6,7 +6,8 @@ import nock from 'nock';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
-import { searchBatches, searchDesigns } from '../../n8n/nodes/CertificateService/methods/listSearch';
+import { searchBatches, searchDesigns, searchRecipients } from '../../n8n/nodes/CertificateService/methods/listSearch';
+import { SIMPLE_FIELDS, shareTokenFrom } from '../../n8n/nodes/CertificateService/actions/certificate/recipient';
 import { API, BASE, apiError, batch, recipient } from './fixtures';
 import { type FakeOptions, fakeExecute, fakeLoadOptions, inputItems, rl, TEST_CREDENTIALS } from './fake-context';
 
@@ -169,12 +170,56 @@ describe('certificate', () => {
 		});
 	});
 
-	it('get reads one recipient', async () => {
+	it('get reads one recipient and, with Simplify on (the default), returns the ten fields', async () => {
 		api().get(`${API}/batches/batch_1/recipients/rec_7`).reply(200, { recipient: recipient(7) });
 		const { output } = await run({
-			params: { resource: 'certificate', operation: 'get', batch: rl('batch_1'), recipientId: 'rec_7' },
+			params: { resource: 'certificate', operation: 'get', batch: rl('batch_1'), recipientId: rl('rec_7') },
+		});
+		const full = recipient(7) as Record<string, unknown>;
+		expect(Object.keys(output[0].json).sort()).toEqual([...SIMPLE_FIELDS].sort());
+		expect(SIMPLE_FIELDS).toHaveLength(10);
+		for (const key of SIMPLE_FIELDS) expect(output[0].json[key]).toEqual(full[key]);
+	});
+
+	it('get with Simplify off returns the whole recipient', async () => {
+		api().get(`${API}/batches/batch_1/recipients/rec_7`).reply(200, { recipient: recipient(7) });
+		const { output } = await run({
+			params: { resource: 'certificate', operation: 'get', batch: rl('batch_1'), recipientId: 'rec_7', simplify: false },
 		});
 		expect(output[0].json).toEqual(recipient(7));
+	});
+
+	it('the Certificate locator By Certificate URL resolves the share token to the recipient ID', async () => {
+		api().get(`${API}/certificates/by-token/tok7`).reply(200, recipient(7));
+		api().post(`${API}/batches/batch_1/recipients/rec_7/send`).reply(202, { emailStatus: 'queued' });
+		const { output, requests } = await run({
+			params: {
+				resource: 'certificate',
+				operation: 'send',
+				batch: rl('batch_1'),
+				recipientId: { __rl: true, mode: 'url', value: `${BASE}/v/tok7` },
+			},
+		});
+		expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+			`GET ${BASE}${API}/certificates/by-token/tok7`,
+			`POST ${BASE}${API}/batches/batch_1/recipients/rec_7/send`,
+		]);
+		expect(output[0].json).toMatchObject({ id: 'rec_7', emailStatus: 'queued' });
+	});
+
+	it('a certificate URL of another batch fails clearly instead of acting on the wrong certificate', async () => {
+		api().get(`${API}/certificates/by-token/tok7`).reply(200, recipient(7, { batchId: 'batch_2' }));
+		const { error, requests } = await runError({
+			params: {
+				resource: 'certificate',
+				operation: 'delete',
+				batch: rl('batch_1'),
+				recipientId: { __rl: true, mode: 'url', value: `${BASE}/v/tok7` },
+			},
+		});
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect((error as Error).message).toMatch(/recipientId.*batch_2.*batch_1/);
+		expect(requests).toHaveLength(1); // the lookup only; nothing deleted
 	});
 
 	it('get many sends the emailStatus filter and the limit', async () => {
@@ -243,16 +288,81 @@ describe('certificate', () => {
 	});
 });
 
-describe('lookup', () => {
-	it('by certificate ID and by share token', async () => {
+describe('certificate lookups (the former Lookup resource)', () => {
+	it('get by certificate ID and get by share token or URL (bare token or certUrl)', async () => {
 		api().get(`${API}/certificates/CERT-2026-0001-0001`).reply(200, { certificate: recipient(1) });
-		api().get(`${API}/certificates/by-token/tok2`).reply(200, recipient(2));
+		api().get(`${API}/certificates/by-token/tok2`).times(2).reply(200, recipient(2));
 		const byId = await run({
-			params: { resource: 'lookup', operation: 'byCertificateId', certificateId: 'CERT-2026-0001-0001' },
+			params: { resource: 'certificate', operation: 'getByCertificateId', certificateId: 'CERT-2026-0001-0001' },
 		});
-		const byToken = await run({ params: { resource: 'lookup', operation: 'byShareToken', shareToken: 'tok2' } });
+		const byToken = await run({ params: { resource: 'certificate', operation: 'getByShareToken', shareToken: 'tok2' } });
+		const byUrl = await run({
+			params: { resource: 'certificate', operation: 'getByShareToken', shareToken: `${BASE}/v/tok2/`, simplify: false },
+		});
 		expect(byId.output[0].json.id).toBe('rec_1');
+		expect(Object.keys(byId.output[0].json)).toHaveLength(10);
 		expect(byToken.output[0].json.id).toBe('rec_2');
+		expect(byUrl.output[0].json).toEqual(recipient(2));
+	});
+
+	it('shareTokenFrom takes a bare token or the last segment after /v/, and names the field otherwise', () => {
+		expect(shareTokenFrom(' 3kP9xQ2mVb ', 'shareToken')).toBe('3kP9xQ2mVb');
+		expect(shareTokenFrom('https://certs.example.com/v/3kP9xQ2mVb', 'shareToken')).toBe('3kP9xQ2mVb');
+		expect(shareTokenFrom('https://certs.example.com/app/v/tok%2D1?ref=mail#top', 'shareToken')).toBe('tok-1');
+		expect(() => shareTokenFrom('https://certs.example.com/certificates/3kP9', 'shareToken')).toThrow(/"shareToken".*\/v\//);
+		expect(() => shareTokenFrom('a/b', 'recipientId')).toThrow(/"recipientId"/);
+		expect(() => shareTokenFrom('', 'shareToken')).toThrow(/"shareToken"/);
+	});
+
+	it('a bad share token URL fails before any request', async () => {
+		const { error, requests } = await runError({
+			params: { resource: 'certificate', operation: 'getByShareToken', shareToken: 'https://certs.example.com/x/y' },
+		});
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(requests).toHaveLength(0);
+	});
+});
+
+describe('certificate: find by email', () => {
+	const page1 = [recipient(1, { email: 'Ada@Example.com' }), recipient(2)];
+	const page2 = [recipient(3, { email: 'ada@example.com' })];
+
+	it('returns every certificate of the batch issued to the email, case-insensitive, reading the batch once', async () => {
+		api().get(`${API}/batches/batch_1/recipients`).query({ limit: '100' }).reply(200, { data: page1, nextCursor: 'c2' });
+		api().get(`${API}/batches/batch_1/recipients`).query({ limit: '100', cursor: 'c2' }).reply(200, { data: page2, nextCursor: null });
+		const { output, requests } = await run({
+			items: inputItems(3),
+			params: (i) => ({
+				resource: 'certificate',
+				operation: 'findByEmail',
+				batch: rl('batch_1'),
+				email: ['ADA@example.com', 'nobody@example.com', 'person2@example.com'][i],
+			}),
+		});
+		expect(requests).toHaveLength(2); // two pages, for three items
+		expect(output.map((o) => [o.json.id, o.pairedItem])).toEqual([
+			['rec_1', { item: 0 }],
+			['rec_3', { item: 0 }],
+			['rec_2', { item: 2 }],
+		]);
+		expect(Object.keys(output[0].json)).toHaveLength(10);
+	});
+
+	it('no match is an empty output, not an error (so "Always Output Data" can carry on)', async () => {
+		api().get(`${API}/batches/batch_1/recipients`).query({ limit: '100' }).reply(200, { data: page1, nextCursor: null });
+		const { output } = await run({
+			params: { resource: 'certificate', operation: 'findByEmail', batch: rl('batch_1'), email: 'none@example.com' },
+		});
+		expect(output).toEqual([]);
+	});
+
+	it('a bad email fails before any request, naming the field', async () => {
+		const { error, requests } = await runError({
+			params: { resource: 'certificate', operation: 'findByEmail', batch: rl('batch_1'), email: 'not-an-email' },
+		});
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect((error as Error).message).toMatch(/"email"/);
+		expect(requests).toHaveLength(0);
 	});
 });
 
@@ -285,6 +395,28 @@ describe('resource locator list search', () => {
 			.reply(200, { items: [{ id: 'd_classic', name: 'Classic' }, { id: 'd_modern', name: 'Modern' }], next_cursor: 'n2' });
 		const result = await searchDesigns.call(fakeLoadOptions().context, 'CLASS');
 		expect(result).toEqual({ results: [{ name: 'Classic', value: 'd_classic' }], paginationToken: 'n2' });
+	});
+
+	it('lists the chosen batch\'s certificates as "name <email>", searchable by name and email, paged', async () => {
+		api()
+			.get(`${API}/batches/batch_1/recipients`)
+			.query({ limit: '100' })
+			.reply(200, { data: [recipient(1, { name: 'Ada Lovelace', email: 'ada@example.com' }), recipient(2, { name: 'Alan Turing', email: 'alan@maths.org' })], nextCursor: 'c2' });
+		api()
+			.get(`${API}/batches/batch_1/recipients`)
+			.query({ limit: '100', cursor: 'c2' })
+			.reply(200, { data: [recipient(3, { name: 'Grace Hopper', email: 'grace@maths.org' })], nextCursor: null });
+		const { context } = fakeLoadOptions({ params: { batch: rl('batch_1', 'list') } });
+		const first = await searchRecipients.call(context, 'MATHS');
+		expect(first).toEqual({ results: [{ name: 'Alan Turing <alan@maths.org>', value: 'rec_2' }], paginationToken: 'c2' });
+		const second = await searchRecipients.call(context, 'grace', first.paginationToken);
+		expect(second).toEqual({ results: [{ name: 'Grace Hopper <grace@maths.org>', value: 'rec_3' }], paginationToken: undefined });
+	});
+
+	it('lists no certificates (and asks nothing) until a batch is chosen', async () => {
+		const { context, requests } = fakeLoadOptions({ params: { batch: rl('', 'list') } });
+		expect(await searchRecipients.call(context)).toEqual({ results: [] });
+		expect(requests).toHaveLength(0);
 	});
 
 	it('reports service errors as NodeApiError', async () => {

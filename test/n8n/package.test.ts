@@ -69,12 +69,12 @@ describe('n8n-node lint (strict)', () => {
 });
 
 describe('npm pack', () => {
-	it('ships only dist, README, LICENSE and package.json', async () => {
+	it('ships only dist, CHANGELOG, README, LICENSE and package.json', async () => {
 		const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: N8N });
 		const [packed] = JSON.parse(stdout) as Array<{ name: string; files: Array<{ path: string }> }>;
 		expect(packed.name).toBe('n8n-nodes-certificate-service');
 		const files = packed.files.map((f) => f.path).sort();
-		expect(files.filter((f) => !f.startsWith('dist/'))).toEqual(['LICENSE', 'README.md', 'package.json']);
+		expect(files.filter((f) => !f.startsWith('dist/'))).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json']);
 		expect(files.filter((f) => f.startsWith('dist/'))).toEqual([
 			'dist/credentials/CertificateServiceApi.credentials.js',
 			'dist/icons/certificateService.dark.svg',
@@ -89,7 +89,7 @@ describe('npm pack', () => {
 	it('package.json follows the community node conventions', () => {
 		expect(pkg.keywords).toContain('n8n-community-node-package');
 		expect(pkg.license).toBe('MIT');
-		expect(pkg.files).toEqual(['dist']);
+		expect(pkg.files).toEqual(['dist', 'CHANGELOG.md']);
 		expect(pkg.dependencies ?? {}).toEqual({});
 		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
 		expect(pkg.n8n.n8nNodesApiVersion).toBe(1);
@@ -172,23 +172,28 @@ describe('dist', () => {
 describe('inside n8n', () => {
 	const node: INode = { id: '1', name: 'n', type: 't', typeVersion: 1, position: [0, 0], parameters: {} };
 
-	it('the credential test URL normalises the base URL like the nodes do', () => {
+	it('the credential test URL normalises the base URL like the nodes do', async () => {
 		const nodeTypes = {
 			getByName: () => ({ description: { properties: [] } }),
 			getByNameAndVersion: () => ({ description: { properties: [] } }),
 			getKnownTypes: () => ({}),
 		};
 		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: nodeTypes as never });
-		const { request } = new CertificateServiceApi().test;
+		const credential = new CertificateServiceApi();
+		const { request } = credential.test;
 		expect(request).toMatchObject({ url: '/auth', method: 'POST' });
-		const resolve = (baseUrl: string) =>
-			workflow.expression.getSimpleParameterValue(node, request.baseURL as string, 'manual', {
+		// n8n resolves the request's expressions, then runs the credential's authenticate on it
+		const resolve = async (baseUrl: string) => {
+			const baseURL = workflow.expression.getSimpleParameterValue(node, request.baseURL as string, 'manual', {
 				$credentials: { baseUrl },
-			} as never);
+			} as never) as string;
+			const out = await credential.authenticate({ apiKey: 'k', baseUrl }, { url: request.url!, baseURL, method: request.method });
+			return out.baseURL;
+		};
 		for (const input of ['https://x.test', 'https://x.test/', 'https://x.test/api/v1', ' https://x.test/api/v1/ ']) {
-			expect(resolve(input)).toBe('https://x.test/api/v1');
+			expect(await resolve(input)).toBe('https://x.test/api/v1');
 		}
-		expect(resolve('https://x.test/tenant')).toBe('https://x.test/tenant/api/v1');
+		expect(await resolve('https://x.test/tenant')).toBe('https://x.test/tenant/api/v1');
 	});
 
 	it('the core still recognises socket errors that n8n wraps in NodeApiError', () => {

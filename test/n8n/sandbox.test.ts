@@ -143,12 +143,20 @@ it('runs every operation end to end', async () => {
 	expect(sent[0].json).toMatchObject({ id: recipientId });
 
 	const { output: byId } = await run({
-		resource: 'lookup',
-		operation: 'byCertificateId',
+		resource: 'certificate',
+		operation: 'getByCertificateId',
 		certificateId: first.certificateId,
 	});
 	expect(byId[0].json.id).toBe(recipientId);
-	const { output: byToken } = await run({ resource: 'lookup', operation: 'byShareToken', shareToken: first.shareToken });
+	const { output: byToken } = await run({ resource: 'certificate', operation: 'getByShareToken', shareToken: first.shareToken });
+	expect(byToken[0].json.id).toBe(recipientId);
+	// the certificate URL works as well, both here and in the Certificate locator
+	const { output: byUrl } = await run({ resource: 'certificate', operation: 'getByShareToken', shareToken: first.certUrl });
+	expect(byUrl[0].json.id).toBe(recipientId);
+	const { output: viaUrl } = await run({ resource: 'certificate', operation: 'get', batch: rl(batchId), recipientId: { __rl: true, mode: 'url', value: first.certUrl } });
+	expect(viaUrl[0].json.id).toBe(recipientId);
+	const { output: byEmail } = await run({ resource: 'certificate', operation: 'findByEmail', batch: rl(batchId), email: String(first.email).toUpperCase() });
+	expect(byEmail.map((o) => o.json.id)).toEqual([recipientId]);
 	expect(byToken[0].json.id).toBe(recipientId);
 
 	const { output: deleted } = await run({ resource: 'certificate', operation: 'delete', batch: rl(batchId), recipientId });

@@ -180,8 +180,8 @@ it('every n8n node operation, including its errors', async () => {
   await node({ resource: 'certificate', operation: 'get', batch: rl(batchId), recipientId: first.id });
   await node({ resource: 'certificate', operation: 'update', batch: rl(batchId), recipientId: first.id, updateFields: { name: 'Renamed' }, specifyData: 'keep' });
   await node({ resource: 'certificate', operation: 'send', batch: rl(batchId), recipientId: issued[1].json.id });
-  await node({ resource: 'lookup', operation: 'byCertificateId', certificateId: first.certificateId });
-  await node({ resource: 'lookup', operation: 'byShareToken', shareToken: first.shareToken });
+  await node({ resource: 'certificate', operation: 'getByCertificateId', certificateId: first.certificateId });
+  await node({ resource: 'certificate', operation: 'getByShareToken', shareToken: first.shareToken });
   await node({ resource: 'certificate', operation: 'delete', batch: rl(batchId), recipientId: first.id });
   await node({ resource: 'batch', operation: 'archive', batch: rl(batchId) });
   // errors: archived batch (continue on fail), unknown recipient, bad input, refused key, 5xx, reset after commit

@@ -4,7 +4,6 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as batch from './actions/batch/Batch.resource';
 import * as certificate from './actions/certificate/Certificate.resource';
 import * as design from './actions/design/Design.resource';
-import * as lookup from './actions/lookup/Lookup.resource';
 import { router } from './actions/router';
 import { listSearch } from './methods';
 
@@ -19,7 +18,7 @@ export class CertificateService implements INodeType {
 		group: ['output'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Issue, send and look up certificates with the Certificate Service',
+		description: 'Issue, send and find certificates with the Certificate Service',
 		defaults: { name: 'Certificate Service' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -35,14 +34,12 @@ export class CertificateService implements INodeType {
 					{ name: 'Batch', value: 'batch' },
 					{ name: 'Certificate', value: 'certificate' },
 					{ name: 'Design', value: 'design' },
-					{ name: 'Lookup', value: 'lookup' },
 				],
 				default: 'certificate',
 			},
 			...batch.description,
 			...certificate.description,
 			...design.description,
-			...lookup.description,
 		],
 	};
 

@@ -40,6 +40,14 @@ export class CertificateServiceTrigger implements INodeType {
 		],
 		properties: [
 			{
+				// Static: the editor cannot read n8n's webhook URL in displayOptions (issue 12, item 6).
+				displayName:
+					'The service delivers events only to https:// webhook URLs (http:// only to localhost). If the webhook URLs above start with http://, set WEBHOOK_URL to n8n\'s public https:// address, or activation fails.',
+				name: 'httpsNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
 				displayName: 'Events',
 				name: 'events',
 				type: 'multiOptions',
@@ -48,12 +56,12 @@ export class CertificateServiceTrigger implements INodeType {
 				description: 'The events to listen to',
 				options: [
 					{
-						name: 'Certificate Email Failed',
+						name: 'Certificate Failed',
 						value: 'certificate.failed',
 						description: 'The mail provider rejected the certificate email',
 					},
 					{
-						name: 'Certificate Email Sent',
+						name: 'Certificate Sent',
 						value: 'certificate.sent',
 						description: 'The certificate email was handed to the mail provider',
 					},

@@ -292,9 +292,9 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
       const target = issued[7];
       const run = await runChain(
         'e2e: send and look up',
-        serviceNode('Send', { resource: 'certificate', operation: 'send', batch: byId(batchId), recipientId: target.id }, 200),
-        serviceNode('By Certificate ID', { resource: 'lookup', operation: 'byCertificateId', certificateId: target.certificateId }, 400),
-        serviceNode('By Share Token', { resource: 'lookup', operation: 'byShareToken', shareToken: target.shareToken }, 600),
+        serviceNode('Send', { resource: 'certificate', operation: 'send', batch: byId(batchId), recipientId: byId(target.id) }, 200),
+        serviceNode('By Certificate ID', { resource: 'certificate', operation: 'getByCertificateId', certificateId: target.certificateId }, 400),
+        serviceNode('By Share Token', { resource: 'certificate', operation: 'getByShareToken', shareToken: target.shareToken }, 600),
       );
       const [sent] = run.outputOf('Send');
       expect(sent).toEqual(expect.objectContaining({ id: target.id, emailStatus: 'queued' }));

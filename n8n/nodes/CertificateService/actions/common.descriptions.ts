@@ -56,15 +56,62 @@ export const designLocator: INodeProperties = {
 	],
 };
 
-export const recipientIdField: INodeProperties = {
-	displayName: 'Recipient ID',
+/**
+ * The issued certificate (its recipient record) in the chosen batch: picked from the batch's
+ * list (searchable by name and email), given by its rec_… ID, or by its certificate URL.
+ */
+export const recipientLocator: INodeProperties = {
+	displayName: 'Certificate',
 	name: 'recipientId',
-	type: 'string',
-	default: '',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
 	required: true,
-	placeholder: 'e.g. rec_5hq2m9',
+	description: 'The issued certificate in the chosen batch',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a certificate...',
+			typeOptions: {
+				searchListMethod: 'searchRecipients',
+				searchable: true,
+			},
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. rec_5hq2m9',
+			hint: 'The recipient ID (rec_…) returned by Issue or Get Many, not the CERT-… number',
+		},
+		{
+			displayName: 'By Certificate URL',
+			name: 'url',
+			type: 'string',
+			placeholder: 'e.g. https://certificates.example.com/v/3kP9xQ2mVb',
+			hint: 'The certificate URL (certUrl); its share token identifies the certificate',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: '^https?://.+/v/[^/?#]+/?([?#].*)?$',
+						errorMessage: 'A certificate URL ends in /v/<share token>',
+					},
+				},
+			],
+		},
+	],
+};
+
+/** "Simplify" on operations that return certificates: the ten fields a workflow needs. */
+export const simplifyField: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
 	description:
-		'The ID of the issued certificate\'s recipient record, of the form rec_…, as returned by Issue or Get Many (not the CERT-… number)',
+		'Whether to return a simplified version of the response instead of the raw data: the ten fields a workflow needs (ID, batch ID, name, email, certificate ID, certificate URL, share token, issue date, email status and data)',
 };
 
 export const returnAllField: INodeProperties = {

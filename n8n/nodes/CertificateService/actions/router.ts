@@ -7,7 +7,6 @@ import { getClient } from '../transport';
 import * as batch from './batch/Batch.resource';
 import * as certificate from './certificate/Certificate.resource';
 import * as design from './design/Design.resource';
-import * as lookup from './lookup/Lookup.resource';
 
 type Operation = {
 	execute: (
@@ -20,7 +19,6 @@ const resources: Record<string, Record<string, Operation | unknown>> = {
 	batch,
 	certificate,
 	design,
-	lookup,
 };
 
 /** Dispatches resource → operation; each operation file runs the items itself. */

@@ -7,10 +7,11 @@ interface Named {
 	id: string;
 	title?: unknown;
 	name?: unknown;
+	email?: unknown;
 	status?: unknown;
 }
 
-/** One page of the service's list; `filter` narrows that page by name or ID. */
+/** One page of the service's list; `filter` narrows that page by label (name, email) or ID. */
 function toResult(
 	items: Named[],
 	label: (item: Named) => string,
@@ -59,6 +60,32 @@ export async function searchDesigns(
 		const page = await client.listDesigns({ cursor: paginationToken });
 		const label = (d: Named) => (typeof d.name === 'string' && d.name ? d.name : d.id);
 		return toResult(page.items as Named[], label, page.nextCursor, filter);
+	} catch (error) {
+		throw toNodeError(this.getNode(), error);
+	}
+}
+
+/**
+ * Certificates of the batch chosen in the node, one service page (100) at a time, searchable
+ * by name and email. The service has no search parameter, so each page is filtered here.
+ */
+export async function searchRecipients(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const batchId = this.getNodeParameter('batch', '', { extractValue: true }) as unknown;
+	if (typeof batchId !== 'string' || !batchId.trim()) {
+		return { results: [] }; // choose a batch first
+	}
+	try {
+		const client = await getClient(this);
+		const page = await client.listRecipients(batchId.trim(), { cursor: paginationToken, limit: 100 });
+		const label = (r: Named) => {
+			const name = typeof r.name === 'string' && r.name ? r.name : r.id;
+			return typeof r.email === 'string' && r.email ? `${name} <${r.email}>` : name;
+		};
+		return toResult(page.items as unknown as Named[], label, page.nextCursor, filter);
 	} catch (error) {
 		throw toNodeError(this.getNode(), error);
 	}

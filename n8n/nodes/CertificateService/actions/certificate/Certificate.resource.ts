@@ -1,13 +1,26 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import * as deleteCertificate from './delete.operation';
+import * as findByEmail from './findByEmail.operation';
 import * as get from './get.operation';
+import * as getByCertificateId from './getByCertificateId.operation';
+import * as getByShareToken from './getByShareToken.operation';
 import * as getMany from './getMany.operation';
 import * as issue from './issue.operation';
 import * as send from './send.operation';
 import * as update from './update.operation';
 
-export { deleteCertificate as delete, get, getMany, issue, send, update };
+export {
+	deleteCertificate as delete,
+	findByEmail,
+	get,
+	getByCertificateId,
+	getByShareToken,
+	getMany,
+	issue,
+	send,
+	update,
+};
 
 export const description: INodeProperties[] = [
 	{
@@ -20,14 +33,32 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Delete',
 				value: 'delete',
-				description: 'Delete an issued certificate (its recipient)',
-				action: 'Delete a certificate',
+				description: 'Delete an issued certificate',
+				action: 'Delete certificate',
+			},
+			{
+				name: 'Find by Email',
+				value: 'findByEmail',
+				description: 'Find the certificates issued to an email address in a batch',
+				action: 'Find certificate by email',
 			},
 			{
 				name: 'Get',
 				value: 'get',
-				description: 'Get an issued certificate',
-				action: 'Get a certificate',
+				description: 'Get an issued certificate of a batch',
+				action: 'Get certificate',
+			},
+			{
+				name: 'Get by Certificate ID',
+				value: 'getByCertificateId',
+				description: 'Get a certificate by its human-readable ID (CERT-…)',
+				action: 'Get certificate by certificate ID',
+			},
+			{
+				name: 'Get by Share Token or URL',
+				value: 'getByShareToken',
+				description: 'Get a certificate by its public share token or its certificate URL',
+				action: 'Get certificate by share token or URL',
 			},
 			{
 				name: 'Get Many',
@@ -38,26 +69,29 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Issue',
 				value: 'issue',
-				description: 'Issue a certificate to a recipient (uses one quota unit)',
-				action: 'Issue a certificate',
+				description: 'Issue a certificate (uses one quota unit)',
+				action: 'Issue certificate',
 			},
 			{
 				name: 'Send',
 				value: 'send',
 				description: 'Email an issued certificate to its recipient',
-				action: 'Send a certificate',
+				action: 'Send certificate',
 			},
 			{
 				name: 'Update',
 				value: 'update',
 				description: 'Change the recipient name, email or certificate variables',
-				action: 'Update a certificate',
+				action: 'Update certificate',
 			},
 		],
 		default: 'issue',
 	},
 	...deleteCertificate.description,
+	...findByEmail.description,
 	...get.description,
+	...getByCertificateId.description,
+	...getByShareToken.description,
 	...getMany.description,
 	...issue.description,
 	...send.description,

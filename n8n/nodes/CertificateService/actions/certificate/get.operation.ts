@@ -1,17 +1,13 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { CertificateServiceClient } from '@certificate-service/sdk/core';
 import { forEachItem } from '../../helpers/items';
-import { locatorValue, stringParam } from '../../helpers/params';
-import { batchLocator, recipientIdField } from '../common.descriptions';
+import { locatorValue } from '../../helpers/params';
+import { batchLocator, recipientLocator, simplifyField } from '../common.descriptions';
+import { readRecipientId, recipientOutput } from './recipient';
 
-const properties: INodeProperties[] = [batchLocator, recipientIdField];
+const properties: INodeProperties[] = [batchLocator, recipientLocator, simplifyField];
 
 const displayOptions = { show: { resource: ['certificate'], operation: ['get'] } };
 
@@ -24,7 +20,7 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	return await forEachItem(this, async (itemIndex) => {
 		const batchId = locatorValue(this, 'batch', itemIndex);
-		const recipientId = stringParam(this, 'recipientId', itemIndex);
-		return (await client.getRecipient(batchId, recipientId)) as IDataObject;
+		const recipientId = await readRecipientId(this, client, batchId, itemIndex);
+		return recipientOutput(this, itemIndex, await client.getRecipient(batchId, recipientId));
 	});
 }

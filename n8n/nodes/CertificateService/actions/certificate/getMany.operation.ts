@@ -1,5 +1,4 @@
 import type {
-	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
@@ -10,7 +9,8 @@ import { collect, MAX_PAGE_SIZE } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient } from '@certificate-service/sdk/core';
 import { forEachItem } from '../../helpers/items';
 import { locatorValue, readLimit } from '../../helpers/params';
-import { batchLocator, limitField, returnAllField } from '../common.descriptions';
+import { batchLocator, limitField, returnAllField, simplifyField } from '../common.descriptions';
+import { recipientOutput } from './recipient';
 
 const properties: INodeProperties[] = [
 	batchLocator,
@@ -26,13 +26,19 @@ const properties: INodeProperties[] = [
 			{
 				displayName: 'Email Status',
 				name: 'emailStatus',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. sent',
-				description: 'Only return certificates whose email is in this state, for example sent',
+				type: 'options',
+				default: 'sent',
+				description: 'Only return certificates whose email is in this state',
+				options: [
+					{ name: 'Failed', value: 'failed', description: 'The mail provider rejected the email' },
+					{ name: 'Not Sent', value: 'not_sent', description: 'The email has not been sent yet' },
+					{ name: 'Queued', value: 'queued', description: 'The email is waiting to be sent' },
+					{ name: 'Sent', value: 'sent', description: 'The email was handed to the mail provider' },
+				],
 			},
 		],
 	},
+	simplifyField,
 ];
 
 const displayOptions = { show: { resource: ['certificate'], operation: ['getMany'] } };
@@ -52,6 +58,6 @@ export async function execute(
 			emailStatus: filters.emailStatus?.trim() || undefined,
 			limit: Math.min(limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
 		});
-		return (await collect(recipients, limit)) as IDataObject[];
+		return recipientOutput(this, itemIndex, await collect(recipients, limit));
 	});
 }

@@ -22,7 +22,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Recipient Email',
 		name: 'email',
 		type: 'string',
-		placeholder: 'name@email.com',
+		placeholder: 'e.g. name@email.com',
 		required: true,
 		default: '',
 		description: 'Where the certificate email goes',

@@ -8,10 +8,11 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { CertificateServiceClient } from '@certificate-service/sdk/core';
 import { forEachItem } from '../../helpers/items';
-import { locatorValue, stringParam } from '../../helpers/params';
-import { batchLocator, recipientIdField } from '../common.descriptions';
+import { locatorValue } from '../../helpers/params';
+import { batchLocator, recipientLocator } from '../common.descriptions';
+import { readRecipientId } from './recipient';
 
-const properties: INodeProperties[] = [batchLocator, recipientIdField];
+const properties: INodeProperties[] = [batchLocator, recipientLocator];
 
 const displayOptions = { show: { resource: ['certificate'], operation: ['send'] } };
 
@@ -24,7 +25,7 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	return await forEachItem(this, async (itemIndex) => {
 		const batchId = locatorValue(this, 'batch', itemIndex);
-		const recipientId = stringParam(this, 'recipientId', itemIndex);
+		const recipientId = await readRecipientId(this, client, batchId, itemIndex);
 		return (await client.sendCertificate(batchId, recipientId)) as IDataObject;
 	});
 }

@@ -1,19 +1,25 @@
 import type {
-	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { validateUpdate } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, RecipientUpdate } from '@certificate-service/sdk/core';
 import { forEachItem } from '../../helpers/items';
-import { locatorValue, readData, stringParam } from '../../helpers/params';
-import { batchLocator, dataFieldsProperties, recipientIdField } from '../common.descriptions';
+import { locatorValue, readData } from '../../helpers/params';
+import {
+	batchLocator,
+	dataFieldsProperties,
+	recipientLocator,
+	simplifyField,
+} from '../common.descriptions';
+import { readRecipientId, recipientOutput } from './recipient';
 
 const properties: INodeProperties[] = [
 	batchLocator,
-	recipientIdField,
+	recipientLocator,
 	{
 		displayName: 'Update Fields',
 		name: 'updateFields',
@@ -25,7 +31,7 @@ const properties: INodeProperties[] = [
 				displayName: 'Recipient Email',
 				name: 'email',
 				type: 'string',
-				placeholder: 'name@email.com',
+				placeholder: 'e.g. name@email.com',
 				default: '',
 				description: 'New email address of the recipient',
 			},
@@ -34,11 +40,13 @@ const properties: INodeProperties[] = [
 				name: 'name',
 				type: 'string',
 				default: '',
+				placeholder: 'e.g. Ada Lovelace',
 				description: 'New name printed on the certificate',
 			},
 		],
 	},
 	...dataFieldsProperties({ allowKeep: true }),
+	simplifyField,
 ];
 
 const displayOptions = { show: { resource: ['certificate'], operation: ['update'] } };
@@ -52,13 +60,14 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	return await forEachItem(this, async (itemIndex) => {
 		const batchId = locatorValue(this, 'batch', itemIndex);
-		const recipientId = stringParam(this, 'recipientId', itemIndex);
 		const fields = this.getNodeParameter('updateFields', itemIndex, {}) as RecipientUpdate;
 		const update: RecipientUpdate = {};
 		if (fields.name !== undefined) update.name = fields.name;
 		if (fields.email !== undefined) update.email = fields.email;
 		const data = readData(this, itemIndex);
 		if (data !== undefined) update.data = data;
-		return (await client.updateRecipient(batchId, recipientId, update)) as IDataObject;
+		validateUpdate(update); // before a certificate URL is looked up
+		const recipientId = await readRecipientId(this, client, batchId, itemIndex);
+		return recipientOutput(this, itemIndex, await client.updateRecipient(batchId, recipientId, update));
 	});
 }

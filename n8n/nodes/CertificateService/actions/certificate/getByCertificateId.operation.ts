@@ -1,14 +1,11 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { CertificateServiceClient } from '@certificate-service/sdk/core';
 import { forEachItem } from '../../helpers/items';
 import { stringParam } from '../../helpers/params';
+import { simplifyField } from '../common.descriptions';
+import { recipientOutput } from './recipient';
 
 const properties: INodeProperties[] = [
 	{
@@ -20,9 +17,10 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. CERT-2026-0042-7781',
 		description: 'The human-readable certificate ID printed on the certificate, of the form CERT-…',
 	},
+	simplifyField,
 ];
 
-const displayOptions = { show: { resource: ['lookup'], operation: ['byCertificateId'] } };
+const displayOptions = { show: { resource: ['certificate'], operation: ['getByCertificateId'] } };
 
 export const description = updateDisplayOptions(displayOptions, properties);
 
@@ -33,6 +31,6 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	return await forEachItem(this, async (itemIndex) => {
 		const certificateId = stringParam(this, 'certificateId', itemIndex);
-		return (await client.getCertificate(certificateId)) as IDataObject;
+		return recipientOutput(this, itemIndex, await client.getCertificate(certificateId));
 	});
 }

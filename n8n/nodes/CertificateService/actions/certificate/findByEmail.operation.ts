@@ -1,0 +1,63 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { requireEmail } from '@certificate-service/sdk/core';
+import type { CertificateServiceClient, Recipient } from '@certificate-service/sdk/core';
+import { forEachItem } from '../../helpers/items';
+import { locatorValue } from '../../helpers/params';
+import { batchLocator, simplifyField } from '../common.descriptions';
+import { recipientOutput } from './recipient';
+
+const properties: INodeProperties[] = [
+	batchLocator,
+	{
+		displayName: 'Recipient Email',
+		name: 'email',
+		type: 'string',
+		placeholder: 'e.g. name@email.com',
+		required: true,
+		default: '',
+		description: 'The email address to look for; case does not matter',
+	},
+	simplifyField,
+];
+
+const displayOptions = { show: { resource: ['certificate'], operation: ['findByEmail'] } };
+
+export const description = updateDisplayOptions(displayOptions, properties);
+
+/**
+ * The certificates of a batch issued to an email (case-insensitive), for find-or-issue.
+ * The service has no email filter, so the batch's list is read (100 a page), once per batch
+ * and run however many items ask. No match is no output item, not an error: with the node
+ * setting "Always Output Data" the workflow goes on with one empty item.
+ */
+export async function execute(
+	this: IExecuteFunctions,
+	client: CertificateServiceClient,
+): Promise<INodeExecutionData[]> {
+	const byBatch = new Map<string, Promise<Map<string, Recipient[]>>>();
+	const indexOf = (batchId: string) => {
+		let index = byBatch.get(batchId);
+		if (!index) {
+			index = readEmails(client, batchId);
+			byBatch.set(batchId, index);
+		}
+		return index;
+	};
+	return await forEachItem(this, async (itemIndex) => {
+		const batchId = locatorValue(this, 'batch', itemIndex);
+		const email = requireEmail(this.getNodeParameter('email', itemIndex, ''), 'email');
+		const matches = (await indexOf(batchId)).get(email.toLowerCase()) ?? [];
+		return recipientOutput(this, itemIndex, matches);
+	});
+}
+
+async function readEmails(client: CertificateServiceClient, batchId: string) {
+	const index = new Map<string, Recipient[]>();
+	for await (const recipient of client.iterateRecipients(batchId, { limit: 100 })) {
+		const key = String(recipient.email ?? '').toLowerCase();
+		index.set(key, [...(index.get(key) ?? []), recipient]);
+	}
+	return index;
+}

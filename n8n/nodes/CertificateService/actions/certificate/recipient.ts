@@ -1,0 +1,84 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { requireString, validationError } from '@certificate-service/sdk/core';
+import type { CertificateServiceClient, Recipient } from '@certificate-service/sdk/core';
+
+/**
+ * The share token of a certificate, from a bare token or from a certificate URL
+ * (`https://<host>/v/<token>`, the `certUrl` of a certificate).
+ */
+export function shareTokenFrom(input: unknown, field: string): string {
+	const text = requireString(typeof input === 'number' ? String(input) : input, field);
+	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+		if (text.includes('/')) throw validationError(field, `"${text}" is neither a share token nor a certificate URL`);
+		return text;
+	}
+	let url: URL;
+	try {
+		url = new URL(text);
+	} catch {
+		throw validationError(field, `"${text}" is not a valid URL`);
+	}
+	const match = /\/v\/([^/]+)\/?$/.exec(url.pathname);
+	if (!match) throw validationError(field, 'a certificate URL ends in /v/<share token>');
+	return decodeURIComponent(match[1]);
+}
+
+/**
+ * The recipient ID of the "Recipient" locator: picked from the batch's list, given by ID,
+ * or found from a certificate URL (the share token is resolved with the by-token lookup,
+ * and the certificate must belong to the chosen batch). A plain string counts as an ID.
+ */
+export async function readRecipientId(
+	context: IExecuteFunctions,
+	client: CertificateServiceClient,
+	batchId: string,
+	itemIndex: number,
+): Promise<string> {
+	const raw = context.getNodeParameter('recipientId', itemIndex, '') as unknown;
+	const locator =
+		raw && typeof raw === 'object' ? (raw as { mode?: string; value?: unknown }) : { mode: 'id', value: raw };
+	const value = typeof locator.value === 'number' ? String(locator.value) : locator.value;
+	if (locator.mode !== 'url') return requireString(value, 'recipientId');
+
+	const certificate = await client.getCertificateByToken(shareTokenFrom(value, 'recipientId'));
+	if (certificate.batchId !== batchId) {
+		throw validationError(
+			'recipientId',
+			`the certificate of this URL belongs to batch ${certificate.batchId}, not to the chosen batch ${batchId}`,
+		);
+	}
+	return certificate.id;
+}
+
+/** The ten fields "Simplify" keeps: enough to identify, address, link and re-find a certificate. */
+export const SIMPLE_FIELDS = [
+	'id',
+	'batchId',
+	'name',
+	'email',
+	'certificateId',
+	'certUrl',
+	'shareToken',
+	'issueDate',
+	'emailStatus',
+	'data',
+] as const;
+
+export function simplifyRecipient(recipient: Recipient | IDataObject): IDataObject {
+	const source = recipient as IDataObject;
+	const out: IDataObject = {};
+	for (const key of SIMPLE_FIELDS) if (key in source) out[key] = source[key];
+	return out;
+}
+
+/** The recipient(s) as output: simplified when the operation's "Simplify" is on (the default). */
+export function recipientOutput(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	result: Recipient | Recipient[],
+): IDataObject | IDataObject[] {
+	const simplify = context.getNodeParameter('simplify', itemIndex, true) as boolean;
+	const shape = (r: Recipient) => (simplify ? simplifyRecipient(r) : (r as unknown as IDataObject));
+	return Array.isArray(result) ? result.map(shape) : shape(result);
+}

@@ -1,0 +1,91 @@
+/**
+ * The credential (issue 12, item 6): its test and every node request go through
+ * `authenticate`, which applies the core's one HTTPS rule (normaliseBaseUrl: https:// except on
+ * loopback). So a credential whose test passes is one the nodes accept, and the test calls the
+ * URL the nodes call. (n8n 2.41 runs a credential's declarative `test` through its routing node,
+ * which calls a function `authenticate` like any request: services/credentials-tester.service.js;
+ * the real-n8n e2e runs it.)
+ */
+import type { IHttpRequestOptions } from 'n8n-workflow';
+
+import { CertificateServiceApi } from '../../n8n/credentials/CertificateServiceApi.credentials';
+import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
+import { fakeExecute } from './fake-context';
+
+const credential = new CertificateServiceApi();
+const KEY = 'sk_live_cred_test_abcdef';
+
+/** What n8n's credential test sends: the declarative request, before authentication. */
+const testRequest = (): IHttpRequestOptions => ({
+	baseURL: 'unresolved',
+	url: credential.test.request.url!,
+	method: credential.test.request.method,
+});
+
+const authenticate = (baseUrl: string, request: IHttpRequestOptions) =>
+	credential.authenticate({ apiKey: KEY, baseUrl }, request);
+
+/** The node's answer for the same base URL: does its client accept it? */
+async function nodeAccepts(baseUrl: string): Promise<boolean> {
+	const fake = fakeExecute({ credentials: { apiKey: KEY, baseUrl }, params: { resource: 'design', operation: 'getMany', returnAll: true } });
+	fake.context.helpers.httpRequestWithAuthentication = (async () => ({ statusCode: 200, headers: {}, body: [] })) as never;
+	return await new CertificateService().execute.call(fake.context).then(
+		() => true,
+		() => false,
+	);
+}
+
+describe('credential test and authenticate', () => {
+	it('the test is POST /auth, resolved against the base URL normalised the way the nodes do it', async () => {
+		expect(credential.test.request).toMatchObject({ url: '/auth', method: 'POST' });
+		for (const [given, expected] of [
+			['https://certs.example.com', 'https://certs.example.com/api/v1'],
+			['https://certs.example.com/api/v1/', 'https://certs.example.com/api/v1'],
+			['  https://certs.example.com/tenant//  ', 'https://certs.example.com/tenant/api/v1'],
+			['http://localhost:8080', 'http://localhost:8080/api/v1'],
+			['http://127.0.0.1:8080/api/v1', 'http://127.0.0.1:8080/api/v1'],
+		]) {
+			const out = await authenticate(given, testRequest());
+			expect(out.baseURL).toBe(expected);
+			expect(out.headers).toEqual({ Authorization: `Bearer ${KEY}` });
+		}
+	});
+
+	it.each([
+		['http://certs.example.com', /must use https:\/\//],
+		['http://10.0.0.5/api/v1', /must use https:\/\//],
+		['ftp://certs.example.com', /must use https:\/\//],
+		['certs.example.com', /not a valid URL/],
+		['', /base URL is required/],
+		['https://certs.example.com/api/v1?x=1', /query string/],
+	])('rejects %j in the test with the nodes\' message, and the node rejects it too', async (baseUrl, message) => {
+		const error = await authenticate(baseUrl, testRequest()).then(
+			() => undefined,
+			(e: Error) => e,
+		);
+		expect(error?.message).toMatch(message);
+		expect(error?.message).toMatch(/"baseUrl"/);
+		expect(error).not.toHaveProperty('code'); // n8n's tester would show a code instead of the message
+		expect(await nodeAccepts(baseUrl)).toBe(false);
+	});
+
+	it.each(['https://certs.example.com', 'http://localhost:3000/', 'http://[::1]:3000'])(
+		'a base URL the test accepts (%s) is one the node accepts',
+		async (baseUrl) => {
+			await expect(authenticate(baseUrl, testRequest())).resolves.toBeDefined();
+			expect(await nodeAccepts(baseUrl)).toBe(true);
+		},
+	);
+
+	it('leaves the nodes\' absolute URLs alone but refuses to send the key to a clear-text URL', async () => {
+		const out = await authenticate('https://certs.example.com', { url: 'https://certs.example.com/api/v1/designs', method: 'GET' });
+		expect(out.url).toBe('https://certs.example.com/api/v1/designs');
+		expect(out.baseURL).toBeUndefined();
+		await expect(authenticate('https://certs.example.com', { url: 'http://evil.example.com/x' })).rejects.toThrow(/"url".*https/);
+	});
+
+	it('never puts the key in an error', async () => {
+		const error = (await authenticate('http://certs.example.com', testRequest()).catch((e: Error) => e)) as Error;
+		expect(`${error.message} ${error.stack}`).not.toContain(KEY);
+	});
+});
