@@ -28,6 +28,7 @@ import {
   validateStatus,
   validateUpdate,
   validateWebhookUrl,
+  shareTokenFrom,
 } from './validation';
 
 export type ClientOptions = RequesterOptions;
@@ -370,11 +371,25 @@ export class CertificateServiceClient {
   private async existingEmails(batchIds: Set<string>): Promise<Map<string, Recipient>> {
     const found = new Map<string, Recipient>();
     for (const batchId of batchIds) {
-      for await (const r of this.iterateRecipients(batchId, { limit: MAX_PAGE_SIZE })) {
-        if (typeof r?.email === 'string') found.set(JSON.stringify([batchId, r.email.trim().toLowerCase()]), r);
-      }
+      for (const [email, [first]] of await this.recipientsByEmail(batchId)) found.set(JSON.stringify([batchId, email]), first);
     }
     return found;
+  }
+
+  /**
+   * A batch's certificates by lower-cased email, in one paged read (100 a page). The service
+   * has no email filter, so a host that looks up many emails in one run reads the batch once.
+   */
+  async recipientsByEmail(batchId: string): Promise<Map<string, Recipient[]>> {
+    const index = new Map<string, Recipient[]>();
+    for await (const r of this.iterateRecipients(batchId, { limit: MAX_PAGE_SIZE })) {
+      if (typeof r?.email !== 'string') continue;
+      const key = r.email.trim().toLowerCase();
+      const list = index.get(key);
+      if (list) list.push(r);
+      else index.set(key, [r]);
+    }
+    return index;
   }
 
   /** Request body (not shown in the spec; our documented default): only the fields to change. */
@@ -404,8 +419,10 @@ export class CertificateServiceClient {
     return readOne<Recipient>(body, 'certificate', 'recipient');
   }
 
-  async getCertificateByToken(shareToken: string): Promise<Recipient> {
-    const { body } = await this.#http.call({ method: 'GET', path: `/certificates/by-token/${seg(shareToken, 'shareToken')}` });
+  /** Takes the share token, or the whole certificate URL (`…/v/<shareToken>`). */
+  async getCertificateByToken(shareTokenOrUrl: string): Promise<Recipient> {
+    const token = encodeURIComponent(shareTokenFrom(shareTokenOrUrl, 'shareToken'));
+    const { body } = await this.#http.call({ method: 'GET', path: `/certificates/by-token/${token}` });
     return readOne<Recipient>(body, 'certificate', 'recipient');
   }
 

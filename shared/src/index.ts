@@ -18,9 +18,13 @@ export type { RateLimitState } from './rate-limit';
 export type { ItemOutcome } from './bulk';
 export { normaliseBaseUrl } from './base-url';
 export { collect, MAX_PAGE_SIZE } from './pagination';
-// The one check a host runs itself: a trigger compares the events it is set to with the
-// ones its subscription was made for, before any call.
-export { validateEvents } from './validation';
+// Checks a host runs itself, before any call: a trigger compares the events it is set to
+// with its subscription's; an update is checked before the certificate it applies to is
+// looked up; an email is checked before a batch is searched for it; a share token is read
+// from a bare token or a pasted certificate URL; the n8n credential applies the
+// HTTPS-except-loopback rule to its test request.
+export { validateEvents, validateUpdate, requireEmail, shareTokenFrom } from './validation';
+export { parseSecureUrl } from './base-url';
 
 // The one seam to the host's HTTP stack.
 export type { Transport, HttpRequest, HttpResponse } from './transport';

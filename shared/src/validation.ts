@@ -89,3 +89,25 @@ export function validateBulkSize(count: number): void {
   if (count < 1) throw validationError('recipients', 'give at least one recipient');
   if (count > MAX_BULK) throw validationError('recipients', `at most ${MAX_BULK} recipients per bulk call (got ${count})`);
 }
+
+/**
+ * A share token as typed, or taken from a certificate URL (`certUrl`, spec section 2:
+ * `{viewer_base}/v/<shareToken>`). Anything else is refused, naming the field. Both
+ * connectors let users paste either, so the rule lives here once.
+ */
+export function shareTokenFrom(value: unknown, field = 'shareToken'): string {
+  const input = requireString(typeof value === 'number' ? String(value) : value, field);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) {
+    if (input.includes('/')) throw validationError(field, `"${input}" is neither a share token nor a certificate URL`);
+    return input;
+  }
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw validationError(field, `"${input}" is not a valid URL`);
+  }
+  const match = /\/v\/([^/]+)\/?$/.exec(url.pathname);
+  if (!match) throw validationError(field, 'a certificate URL ends in /v/<share token>');
+  return decodeURIComponent(match[1]);
+}

@@ -7,7 +7,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import { CertificateServiceApi } from '../../n8n/credentials/CertificateServiceApi.credentials';
-import { shareTokenFrom } from '../../n8n/nodes/CertificateService/actions/certificate/recipient';
+import { shareTokenFrom } from '@certificate-service/sdk/core';
 
 const node = new CertificateService().description;
 const properties = node.properties;

@@ -2,7 +2,7 @@
  * Certificate → Issue with many input items: grouping per batch into bulk calls of at
  * most 100 in input order (through the core's issueMany), per-item results and errors,
  * pairedItem, Continue On Fail, validation before any request (once per recipient), and
- * "Skip Recipients Already Issued in This Batch" (on by default; off in the tests of the
+ * "Skip Emails Already Issued in This Batch" (on by default; off in the tests of the
  * bulk mechanics below, so they see only the issue calls).
  */
 import nock from 'nock';
@@ -199,7 +199,7 @@ it('with Batch Requests off, every item makes its own request', async () => {
 	expect(output.map((o) => o.json.id)).toEqual(['rec_0', 'rec_1', 'rec_2']);
 });
 
-describe('Skip Recipients Already Issued in This Batch (on by default)', () => {
+describe('Skip Emails Already Issued in This Batch (on by default)', () => {
 	it('reads the batch once (100 a page), skips emails already there (any case) and repeats, and marks them skipped', async () => {
 		const existing = [3, 7, 150].map((n) => recipient(n, { email: `PERSON${n}@example.com` }));
 		const filler = Array.from({ length: 97 }, (_, k) => recipient(1000 + k, { email: `other${k}@example.com` }));

@@ -7,7 +7,8 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { searchBatches, searchDesigns, searchRecipients } from '../../n8n/nodes/CertificateService/methods/listSearch';
-import { SIMPLE_FIELDS, shareTokenFrom } from '../../n8n/nodes/CertificateService/actions/certificate/recipient';
+import { shareTokenFrom } from '@certificate-service/sdk/core';
+import { SIMPLE_FIELDS } from '../../n8n/nodes/CertificateService/actions/certificate/recipient';
 import { API, BASE, apiError, batch, recipient } from './fixtures';
 import { type FakeOptions, fakeExecute, fakeLoadOptions, inputItems, rl, TEST_CREDENTIALS } from './fake-context';
 

@@ -103,7 +103,7 @@ it('runs every operation end to end', async () => {
 		}),
 		{ items: inputItems(250) },
 	);
-	// "Skip Recipients Already Issued in This Batch" is on by default: one read of the (empty) batch first.
+	// "Skip Emails Already Issued in This Batch" is on by default: one read of the (empty) batch first.
 	expect(issued.requests.map((r) => r.url.replace(sb.baseUrl, ''))).toEqual([
 		`/batches/${batchId}/recipients?limit=100`,
 		...Array(3).fill(`/batches/${batchId}/recipients/bulk`),

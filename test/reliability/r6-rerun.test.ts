@@ -1,6 +1,6 @@
 /**
  * R6 safe re-run (issue 11, item 4): running the same issuance again after a failure issues
- * only what is missing, through "Skip Recipients Already Issued in This Batch" (on by
+ * only what is missing, through "Skip Emails Already Issued in This Batch" (on by
  * default in n8n Issue and the Zapier bulk create). Real HTTP against the sandbox.
  *
  * n8n (fake execution context, the node's real code, Continue On Fail off):

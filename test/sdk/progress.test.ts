@@ -36,7 +36,7 @@ test('the bar: rows done, the rate limit left, and a countdown while the client 
   const stream = { columns: 0, write: (text: string) => written.push(text) };
   let until: number | undefined;
   const rate: { remaining?: number } = {};
-  const bar = progressBar(stream, { rate, waitingUntil: () => until }, () => 1_000_000);
+  const bar = progressBar(stream, { rate: () => rate, waitingUntil: () => until }, () => 1_000_000);
   bar.update(0, 250);
   rate.remaining = 0;
   until = 1_002_500;

@@ -4,7 +4,8 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { errors as undiciErrors } from 'undici';
-import { CertificateServiceClient, CertificateServiceError, classifyNetworkError, type Transport } from '@certificate-service/sdk/core';
+import { CertificateServiceClient, CertificateServiceError, type Transport } from '@certificate-service/sdk/core';
+import { classifyNetworkError } from '../../shared/src/request';
 import { createFetchTransport, createUndiciTransport } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '../sandbox';
 

@@ -72,7 +72,7 @@ describe('issue_certificate: Skip If Already Issued (off by default)', () => {
 });
 
 describe('issue_certificates_bulk', () => {
-  // The mechanics below, without the batch read of "Skip Recipients Already Issued" (tested at the end).
+  // The mechanics below, without the batch read of "Skip Emails Already Issued" (tested at the end).
   const bulk = <T = Record<string, unknown>>(inputData: Record<string, unknown>) => create<T>('issue_certificates_bulk', { skip_existing: 'false', ...inputData });
   const lines = (n: number, from = 0) =>
     Array.from({ length: n }, (_, i) => ({ name: `Person ${from + i}`, email: `p${from + i}@example.com` }));
@@ -198,7 +198,7 @@ describe('issue_certificates_bulk', () => {
     expect(error.firstLine).toMatch(/Recipients/);
   });
 
-  describe('Skip Recipients Already Issued in This Batch (on by default)', () => {
+  describe('Skip Emails Already Issued in This Batch (on by default)', () => {
     it('reads the batch once, returns lines already issued (any case) as skipped, and counts them', async () => {
       api().get('/api/v1/batches/batch_1/recipients').query({ limit: 100 }).reply(200, { data: [recipient({ id: 'rec_old', email: 'P1@Example.com', certificateId: 'CERT-OLD' })] });
       api().post('/api/v1/batches/batch_1/recipients/bulk', (body) => body.recipients.map((r: { email: string }) => r.email).join() === 'p0@example.com,p2@example.com').reply(201, (_uri, body) => issued(body as { recipients: Array<{ name: string; email: string }> }));

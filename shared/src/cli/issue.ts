@@ -85,7 +85,7 @@ export interface IssueSummary {
 export async function runIssue(flags: IssueFlags, connection: Connection, stdout: NodeJS.WritableStream, stderr: NodeJS.WriteStream): Promise<number> {
   const rows = readRows(flags.csv);
   const { client } = connection;
-  const bar = stderr.isTTY ? progressBar(stderr, { rate: client.http.rate, waitingUntil: connection.waitingUntil }) : undefined;
+  const bar = stderr.isTTY ? progressBar(stderr, { rate: () => client.rateLimit, waitingUntil: connection.waitingUntil }) : undefined;
   let outcomes: ItemOutcome[];
   try {
     const items = rows.map(({ name, email, data }) => ({ batchId: flags.batch, name, email, data, ...(flags.send ? { send: true } : {}) }));

@@ -8,7 +8,7 @@ export interface ProgressStream {
 
 export interface ProgressSource {
   /** The client's last reading of the RateLimit-* headers. */
-  rate: RateLimitState;
+  rate(): Readonly<RateLimitState>;
   /** When the client is waiting (pacing, Retry-After): the epoch ms it waits until. */
   waitingUntil(): number | undefined;
 }
@@ -25,7 +25,7 @@ export function progressBar(stream: ProgressStream, source: ProgressSource, now:
     const width = 24;
     const filled = total ? Math.round((done / total) * width) : 0;
     const until = source.waitingUntil();
-    const remaining = source.rate.remaining;
+    const remaining = source.rate().remaining;
     const limit =
       until !== undefined && until > now()
         ? `rate limit: waiting ${Math.ceil((until - now()) / 1000)} s`

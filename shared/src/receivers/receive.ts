@@ -1,6 +1,6 @@
 import type { WebhookEvent } from '../types';
 import { DeliveryDeduper } from '../webhooks/dedupe';
-import { getHeader, type HeaderBag } from '../webhooks/headers';
+import { getHeader, type HeaderBag } from '../headers';
 import { checkDelivery, type VerificationFailure } from '../webhooks/verify';
 
 /**

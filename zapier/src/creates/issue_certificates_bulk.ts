@@ -92,7 +92,7 @@ export default defineCreate({
       { ...sendField, helpText: 'Choose **True** to email every certificate right away.' },
       {
         key: 'skip_existing',
-        label: 'Skip Recipients Already Issued in This Batch',
+        label: 'Skip Emails Already Issued in This Batch',
         type: 'boolean',
         default: 'true',
         helpText:

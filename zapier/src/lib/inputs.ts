@@ -1,5 +1,3 @@
-import { validationError } from '@certificate-service/sdk/core';
-
 // Input helpers and the input fields several operations share. Values are checked by the
 // core's validators; these helpers only undo how Zapier delivers them (strings for
 // booleans, empty strings for cleared fields).
@@ -26,28 +24,6 @@ export function dict(value: unknown): unknown {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0) return undefined;
   return value;
-}
-
-/**
- * A share token as typed, or taken from a certificate URL (`certUrl`, spec section 2:
- * `{viewer_base}/v/<shareToken>`). Anything else is refused, naming the field.
- */
-export function shareTokenFrom(value: unknown, field: string): string {
-  const input = text(value);
-  if (!input) throw validationError(field, 'is required');
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) {
-    if (input.includes('/')) throw validationError(field, `"${input}" is neither a share token nor a certificate URL`);
-    return input;
-  }
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    throw validationError(field, `"${input}" is not a valid URL`);
-  }
-  const match = /\/v\/([^/]+)\/?$/.exec(url.pathname);
-  if (!match) throw validationError(field, 'a certificate URL ends in /v/<share token>');
-  return decodeURIComponent(match[1]);
 }
 
 export const batchField = {

@@ -1,6 +1,5 @@
 import { defineSearch } from 'zapier-platform-core';
 import { withClient } from '../lib/client';
-import { shareTokenFrom } from '../lib/inputs';
 import { RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
 import { findOne } from '../lib/search';
 
@@ -20,7 +19,7 @@ export default defineSearch({
         helpText: 'The public share token, or the whole certificate URL (`https://…/v/<share token>`, the **Certificate URL** of an earlier step).',
       },
     ],
-    perform: withClient(async (client, _z, bundle) => findOne(() => client.getCertificateByToken(shareTokenFrom(bundle.inputData.share_token, 'shareToken')))),
+    perform: withClient(async (client, _z, bundle) => findOne(() => client.getCertificateByToken(bundle.inputData.share_token))),
     sample: SAMPLE_RECIPIENT,
     outputFields: RECIPIENT_OUTPUT_FIELDS,
   },

@@ -40,7 +40,7 @@ export async function execute(
 	const indexOf = (batchId: string) => {
 		let index = byBatch.get(batchId);
 		if (!index) {
-			index = readEmails(client, batchId);
+			index = client.recipientsByEmail(batchId);
 			byBatch.set(batchId, index);
 		}
 		return index;
@@ -51,13 +51,4 @@ export async function execute(
 		const matches = (await indexOf(batchId)).get(email.toLowerCase()) ?? [];
 		return recipientOutput(this, itemIndex, matches);
 	});
-}
-
-async function readEmails(client: CertificateServiceClient, batchId: string) {
-	const index = new Map<string, Recipient[]>();
-	for await (const recipient of client.iterateRecipients(batchId, { limit: 100 })) {
-		const key = String(recipient.email ?? '').toLowerCase();
-		index.set(key, [...(index.get(key) ?? []), recipient]);
-	}
-	return index;
 }

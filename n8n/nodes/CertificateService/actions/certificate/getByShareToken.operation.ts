@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { CertificateServiceClient } from '@certificate-service/sdk/core';
 import { forEachItem } from '../../helpers/items';
 import { simplifyField } from '../common.descriptions';
-import { recipientOutput, shareTokenFrom } from './recipient';
+import { recipientOutput } from './recipient';
 
 const properties: INodeProperties[] = [
 	{
@@ -32,7 +32,7 @@ export async function execute(
 	client: CertificateServiceClient,
 ): Promise<INodeExecutionData[]> {
 	return await forEachItem(this, async (itemIndex) => {
-		const shareToken = shareTokenFrom(this.getNodeParameter('shareToken', itemIndex, ''), 'shareToken');
+		const shareToken = String(this.getNodeParameter('shareToken', itemIndex, '') ?? ''); // a token or a certificate URL: the core reads either
 		return recipientOutput(this, itemIndex, await client.getCertificateByToken(shareToken));
 	});
 }

@@ -37,7 +37,7 @@ const properties: INodeProperties[] = [
 			'Whether to email the certificate to the recipient at once. If off, send it later with the Send operation.',
 	},
 	{
-		displayName: 'Skip Recipients Already Issued in This Batch',
+		displayName: 'Skip Emails Already Issued in This Batch',
 		name: 'skipExisting',
 		type: 'boolean',
 		default: true,
@@ -114,14 +114,14 @@ function summarise(outcomes: ItemOutcome[], total: number): string {
 	const failed = count((o) => !o.ok) - notSent;
 	return (
 		`Of ${total} items, ${issued} certificates were issued, ${skipped} skipped (already issued), ${failed} failed and ${notSent} not sent; the issued ones are not undone.` +
-		' Running the workflow again with "Skip Recipients Already Issued in This Batch" on issues only the rest.'
+		' Running the workflow again with "Skip Emails Already Issued in This Batch" on issues only the rest.'
 	);
 }
 
 /**
  * Issues one certificate per input item (one quota unit each), through the node's batched
  * item loop. With "Batch Requests" the core groups the items per batch into bulk calls of
- * at most 100, in input order. With "Skip Recipients Already Issued" it first reads each
+ * at most 100, in input order. With "Skip Emails Already Issued" it first reads each
  * batch once and skips emails already there. An issue call is never repeated after an
  * unknown outcome (the API has no idempotency key).
  */
@@ -133,7 +133,7 @@ export async function execute(
 		this,
 		(itemIndex) => readRequest(this, itemIndex),
 		async (requests) => {
-			const skipExisting = runSetting(requests, 'skipExisting', 'Skip Recipients Already Issued in This Batch');
+			const skipExisting = runSetting(requests, 'skipExisting', 'Skip Emails Already Issued in This Batch');
 			const bulk = runSetting(requests, 'batchRequests', 'Batch Requests');
 			// Without "Continue On Fail" the node stops at the first failure, as n8n's nodes do:
 			// an invalid item stops it before anything is issued, and a failed call stops the

@@ -1,28 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { requireString, validationError } from '@certificate-service/sdk/core';
+import { shareTokenFrom, validationError } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, Recipient } from '@certificate-service/sdk/core';
-
-/**
- * The share token of a certificate, from a bare token or from a certificate URL
- * (`https://<host>/v/<token>`, the `certUrl` of a certificate).
- */
-export function shareTokenFrom(input: unknown, field: string): string {
-	const text = requireString(typeof input === 'number' ? String(input) : input, field);
-	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
-		if (text.includes('/')) throw validationError(field, `"${text}" is neither a share token nor a certificate URL`);
-		return text;
-	}
-	let url: URL;
-	try {
-		url = new URL(text);
-	} catch {
-		throw validationError(field, `"${text}" is not a valid URL`);
-	}
-	const match = /\/v\/([^/]+)\/?$/.exec(url.pathname);
-	if (!match) throw validationError(field, 'a certificate URL ends in /v/<share token>');
-	return decodeURIComponent(match[1]);
-}
 
 /**
  * The recipient ID of the "Recipient" locator: picked from the batch's list, given by ID,
@@ -39,7 +18,7 @@ export async function readRecipientId(
 	const locator =
 		raw && typeof raw === 'object' ? (raw as { mode?: string; value?: unknown }) : { mode: 'id', value: raw };
 	const value = typeof locator.value === 'number' ? String(locator.value) : locator.value;
-	if (locator.mode !== 'url') return requireString(value, 'recipientId');
+	if (locator.mode !== 'url') return String(value ?? ''); // the core checks it on use, naming recipientId
 
 	const certificate = await client.getCertificateByToken(shareTokenFrom(value, 'recipientId'));
 	if (certificate.batchId !== batchId) {
