@@ -69,10 +69,12 @@ export class FieldsModel {
     }
   }
 
-  /** Labels of the top-level parameters the editor shows, in order. */
+  /** Labels of the top-level parameters the editor shows, in order (notices have no label, only text). */
   visibleLabels(): string[] {
     const node = nodeOf(this.description, this.values);
-    return this.visible(node).map((p) => p.displayName);
+    return this.visible(node)
+      .filter((p) => p.type !== 'notice' && p.type !== 'callout')
+      .map((p) => p.displayName);
   }
 
   private visible(node: INode): INodeProperties[] {
