@@ -39,7 +39,7 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
   let batches: Batch[];
 
   beforeAll(async () => {
-    ensureN8nInstalled();
+    ensureN8nInstalled(); // 5-12 min on a fresh machine, instant afterwards
     ensurePackageBuilt();
     extDir = copyPackageToExtensionsDir(PACKAGE_DIR);
     sb = await createSandbox({ rateLimit: false, timeScale: 0.001 });
@@ -49,14 +49,14 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
       await core.createBatch({ title: 'Advanced Welding, Spring 2026', designId: 'design_classic' }),
       await core.createBatch({ title: 'First Aid Refresher', designId: 'design_modern' }),
     ];
-  }, 300_000);
+  }, 15 * 60_000);
 
   afterAll(async () => {
     await browser?.close().catch(() => undefined);
     await n8n?.stop();
     await sb?.close();
     if (extDir) fs.rmSync(extDir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   /** Runs `steps` in a fresh logged-in browser context; on failure keeps a screenshot in artifacts/. */
   async function inEditor(name: string, steps: (page: Page) => Promise<void>): Promise<void> {
