@@ -114,6 +114,7 @@ describe('no null in a field declared datetime', () => {
     ['creates.send_certificate', 'post', '/api/v1/batches/batch_1/recipients/rec_1/send', { batch_id: 'batch_1', recipient_id: 'rec_1' }],
     ['searches.find_certificate', 'get', '/api/v1/certificates/CERT-1', { certificate_id: 'CERT-1' }],
     ['searches.find_certificate_by_token', 'get', '/api/v1/certificates/by-token/tok_1', { share_token: 'tok_1' }],
+    ['creates.issue_certificate', 'post', '/api/v1/batches/batch_1/recipients', { batch_id: 'batch_1', name: 'Ada', email: 'ada@example.com' }],
   ] as const)('%s leaves unset dates out of what the service returned', async (name, method, urlPath, inputData) => {
     api()[method](urlPath).reply(200, recipient(UNSET));
     const result = await run<Record<string, unknown> | Array<Record<string, unknown>>>(`${name}.operation.perform`, { inputData });
@@ -122,6 +123,17 @@ describe('no null in a field declared datetime', () => {
     expect(item).not.toHaveProperty('expiryDate');
     expect(item).not.toHaveProperty('emailSentAt');
   });
+});
+
+it('creates.issue_certificate with Skip If Already Issued leaves unset dates out too', async () => {
+  api().get('/api/v1/batches/batch_1/recipients').query(true).reply(200, { data: [], nextCursor: null });
+  api().post('/api/v1/batches/batch_1/recipients').reply(201, recipient({ expiryDate: null, emailSentAt: null }));
+  const item = await run<Record<string, unknown>>('creates.issue_certificate.operation.perform', {
+    inputData: { batch_id: 'batch_1', name: 'Ada', email: 'ada@example.com', skip_existing: 'true' },
+  });
+  expect(item).toMatchObject({ id: 'rec_1', skipped: false });
+  expect(item).not.toHaveProperty('expiryDate');
+  expect(item).not.toHaveProperty('emailSentAt');
 });
 
 describe('failed and viewed list items carry the fields a delivery has', () => {

@@ -1,7 +1,7 @@
 import { defineCreate } from 'zapier-platform-core';
 import { withClient } from '../lib/client';
 import { batchField, dataField, dict, emailField, flag, nameField, sendField, text } from '../lib/inputs';
-import { RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
+import { outputItem, RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
 
 export default defineCreate({
   key: 'issue_certificate',
@@ -38,11 +38,11 @@ export default defineCreate({
       // Not retried if the answer is lost: the core reports "outcome unknown" instead of issuing twice.
       if (flag(skip_existing) !== true) {
         const { batchId, send, ...recipient } = item;
-        return { ...(await client.issueCertificate(batchId, recipient, { send })), skipped: false };
+        return { ...outputItem(await client.issueCertificate(batchId, recipient, { send }), RECIPIENT_OUTPUT_FIELDS), skipped: false };
       }
       const [outcome] = await client.issueMany([item], { skipExisting: true, stopOnInvalid: true });
       if (!outcome.ok) throw outcome.error;
-      return { ...outcome.recipient, skipped: outcome.skipped === true };
+      return { ...outputItem(outcome.recipient, RECIPIENT_OUTPUT_FIELDS), skipped: outcome.skipped === true };
     }),
     sample: { ...SAMPLE_RECIPIENT, skipped: false },
     outputFields: [...RECIPIENT_OUTPUT_FIELDS, { key: 'skipped', label: 'Skipped (Already Issued)', type: 'boolean' }],
