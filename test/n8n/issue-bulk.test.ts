@@ -12,6 +12,7 @@ import { CertificateService } from '../../n8n/nodes/CertificateService/Certifica
 import * as validation from '../../shared/src/validation';
 import { API, BASE, apiError, recipient } from './fixtures';
 import { type FakeOptions, type Params, fakeExecute, inputItems, rl } from './fake-context';
+import { setupNock } from '../support/nock';
 
 type BulkBody = { recipients: Array<{ name: string; email: string; data: Record<string, string> }>; send?: boolean };
 
@@ -45,13 +46,7 @@ async function run(options: FakeOptions) {
 	return { ...fake, output: output[0] };
 }
 
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => {
-	const pending = nock.pendingMocks();
-	nock.cleanAll();
-	expect(pending).toEqual([]);
-});
-afterAll(() => nock.enableNetConnect());
+setupNock();
 
 it('250 items for one batch make 3 bulk calls (100, 100, 50) in input order', async () => {
 	nock(BASE).post(`${API}/batches/batch_1/recipients/bulk`).times(3).reply(bulkReply);

@@ -11,6 +11,7 @@ import { shareTokenFrom } from '@certificate-service/sdk/core';
 import { SIMPLE_FIELDS } from '../../n8n/nodes/CertificateService/actions/certificate/recipient';
 import { API, BASE, apiError, batch, recipient } from './fixtures';
 import { type FakeOptions, fakeExecute, fakeLoadOptions, inputItems, rl, TEST_CREDENTIALS } from './fake-context';
+import { setupNock } from '../support/nock';
 
 jest.mock('n8n-workflow', () => ({
 	...jest.requireActual('n8n-workflow'),
@@ -38,14 +39,8 @@ async function runError(options: FakeOptions) {
 
 const api = () => nock(BASE).matchHeader('authorization', `Bearer ${TEST_CREDENTIALS.apiKey}`);
 
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => {
-	const pending = nock.pendingMocks();
-	nock.cleanAll();
-	sleepMock.mockClear();
-	expect(pending).toEqual([]);
-});
-afterAll(() => nock.enableNetConnect());
+setupNock();
+afterEach(() => sleepMock.mockClear());
 
 describe('batch', () => {
 	it('create sends title and designId and returns the batch', async () => {

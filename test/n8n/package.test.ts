@@ -15,6 +15,7 @@ import { classifyNetworkError } from '../../shared/src/request';
 import { getHeader } from '@certificate-service/sdk/core';
 import { createTransport } from '../../n8n/nodes/CertificateService/transport';
 import { CertificateServiceApi } from '../../n8n/credentials/CertificateServiceApi.credentials';
+import { newestMtime } from '../support/files';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -23,14 +24,6 @@ const DIST = path.join(N8N, 'dist');
 const BIN = path.join(ROOT, 'node_modules/.bin');
 const pkg = JSON.parse(fs.readFileSync(path.join(N8N, 'package.json'), 'utf8'));
 
-function newestMtime(dir: string): number {
-	let newest = 0;
-	for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-		const p = path.join(dir, entry.name);
-		newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
-	}
-	return newest;
-}
 
 /**
  * `npm test` builds first; when run on its own, build only if dist is missing or older than

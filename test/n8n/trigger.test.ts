@@ -13,6 +13,7 @@ import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTri
 import { resetDeliveryMemory } from '../../n8n/nodes/CertificateServiceTrigger/deliveries';
 import { API, BASE, apiError, recipient } from './fixtures';
 import { fakeHook, fakeWebhook, rl } from './fake-context';
+import { setupNock } from '../support/nock';
 
 // The core waits with n8n-workflow's sleep between retries; no real waiting in unit tests.
 jest.mock('n8n-workflow', () => ({
@@ -27,13 +28,7 @@ const TEST_URL = 'https://n8n.example.test/webhook-test/abc/webhook';
 const SECRET = 'wh_sec_0123456789abcdef';
 const EVENTS = ['certificate.issued', 'certificate.viewed'];
 
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => {
-	const pending = nock.pendingMocks();
-	nock.cleanAll();
-	expect(pending).toEqual([]);
-});
-afterAll(() => nock.enableNetConnect());
+setupNock();
 
 describe('lifecycle', () => {
 	const subscription = (overrides: IDataObject = {}) => ({ id: 'sub_1', url: PROD_URL, events: EVENTS, ...overrides });

@@ -3,19 +3,12 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { newestMtime } from '../support/files';
 
 export const SHARED = path.resolve(__dirname, '../../shared');
 export const CLI = path.join(SHARED, 'dist/cli/main.js');
 const run = promisify(execFile);
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
-  }
-  return newest;
-}
 
 /** `npm test` builds first; run alone, a jest file builds the SDK itself when it is stale. */
 export async function ensureBuilt(): Promise<void> {

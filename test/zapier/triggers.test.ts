@@ -90,8 +90,8 @@ describe.each(TRIGGERS)('trigger %s', (key, type, emailStatus) => {
   });
 
   it.each([
-    ['stale (older than 300 s)', -301],
-    ['from the future (more than 300 s ahead)', 301],
+    ['stale (older than 300 s)', -330], // 30 s clear of the edge: a loaded machine may take seconds to get here
+    ['from the future (more than 300 s ahead)', 330],
   ])('perform drops a delivery that is %s', async (_what, offset) => {
     expect(await perform(delivery(event(type), { t: Math.floor(Date.now() / 1000) + offset }))).toEqual([]);
   });
