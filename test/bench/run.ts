@@ -16,6 +16,7 @@ import { runP4 } from './p4-verify';
 import { runP5 } from './p5-zapier';
 import { runP6 } from './p6-pagination';
 import { runP7 } from './p7-shared-key';
+import { runP8 } from './p8-webhook-processes';
 import { runSandboxRows } from './sandbox-rows';
 
 interface RunOptions {
@@ -31,6 +32,7 @@ const BENCHES: Record<string, (o: RunOptions) => Promise<Row[]> | Row[]> = {
   P5: runP5,
   P6: runP6,
   P7: runP7,
+  P8: runP8,
   S: runSandboxRows,
 };
 
@@ -82,7 +84,7 @@ export function markdownTable(rows: Row[]): string {
   ].join('\n');
 }
 
-const ORDER = ['P1', 'P2', 'P3', 'P3b', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'P7', 'P8', 'S1', 'S2'];
+const ORDER = ['P1', 'P2', 'P3', 'P3a', 'P3b', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'P7', 'P8', 'S1', 'S2'];
 const byId = (a: Row, b: Row) => (ORDER.indexOf(a.id) + 1 || 99) - (ORDER.indexOf(b.id) + 1 || 99) || a.id.localeCompare(b.id);
 
 async function main() {

@@ -37,8 +37,11 @@ export interface QueueN8n {
   nginx: Service & { config: string };
   /** The env every n8n process shares (without per-process ports and folders). */
   env: Record<string, string>;
-  /** Starts another nginx in front of the same webhook processes (e.g. round-robin, to compare). */
-  addBalancer(routing: NginxOptions['routing']): Promise<Service & { url: string }>;
+  /**
+   * Starts another nginx in front of the webhook processes (all, or those on `webhookPorts`),
+   * e.g. round-robin to compare, or one process only (P8).
+   */
+  addBalancer(routing: NginxOptions['routing'], webhookPorts?: number[]): Promise<Service & { url: string }>;
   /** Restarts the webhook processes one after the other (each comes back on its port). */
   restartWebhooks(): Promise<void>;
   stop(): Promise<void>;
@@ -97,8 +100,8 @@ export async function startQueueN8n(opts: QueueOptions): Promise<QueueN8n> {
       Promise.all(Array.from({ length: opts.webhooks ?? 2 }, () => start('webhook'))),
     ]);
 
-    const balancer = async (routing: NginxOptions['routing'], port?: number) => {
-      const lb = await startNginx(root, { webhookPorts: webhooks.map((w) => w.port), mainPort: main.port, routing, port });
+    const balancer = async (routing: NginxOptions['routing'], port?: number, webhookPorts = webhooks.map((w) => w.port)) => {
+      const lb = await startNginx(root, { webhookPorts, mainPort: main.port, routing, port });
       stops.push(() => lb.stop());
       return lb;
     };
@@ -113,7 +116,7 @@ export async function startQueueN8n(opts: QueueOptions): Promise<QueueN8n> {
       postgres,
       nginx,
       env,
-      addBalancer: (routing) => balancer(routing),
+      addBalancer: (routing, webhookPorts) => balancer(routing, undefined, webhookPorts),
       async restartWebhooks() {
         for (const w of webhooks) await w.restart();
       },
