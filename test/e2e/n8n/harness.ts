@@ -100,8 +100,8 @@ export interface N8nInstance {
   stop(): Promise<void>;
   /** The main process itself (pid, logs, exit state). */
   process: N8nProcess;
-  /** Restarts main on the same database and user folder, then logs the owner in again. */
-  restart(): Promise<void>;
+  /** Restarts main on the same database and user folder (with `env` added), then logs the owner in again. */
+  restart(env?: Record<string, string>): Promise<void>;
 }
 
 export interface WorkflowJson {
@@ -142,8 +142,11 @@ export interface N8nProcess {
   fail(message: string): Error;
   /** Stops the process tree and deletes the user folder. */
   stop(): Promise<void>;
-  /** Stops the process tree and starts it again with the same env, port and user folder; waits until ready. */
-  restart(): Promise<void>;
+  /**
+   * Stops the process tree and starts it again with the same env (plus `env`, kept for later
+   * restarts), port and user folder; waits until ready.
+   */
+  restart(env?: Record<string, string>): Promise<void>;
 }
 
 /**
@@ -248,8 +251,9 @@ export async function spawnN8n(opts: ProcessOptions): Promise<N8nProcess> {
       await halt();
       fs.rmSync(userFolder, { recursive: true, force: true });
     },
-    async restart() {
+    async restart(extraEnv = {}) {
       await halt();
+      Object.assign(env, extraEnv);
       launch();
       await ready().catch((e: Error) => {
         throw fail(`n8n ${opts.command} failed to restart: ${e.message}`);
@@ -380,8 +384,8 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     logs: () => proc.logs(),
     stop,
     process: proc,
-    async restart() {
-      await proc.restart();
+    async restart(extraEnv) {
+      await proc.restart(extraEnv);
       // The owner and the API key live in the database; only the session is new.
       cookie = '';
       await request('rest', 'POST', '/login', { emailOrLdapLoginId: OWNER.email, password });

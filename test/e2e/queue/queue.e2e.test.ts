@@ -262,6 +262,18 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
     record('orphansAtEnd', sb.controls.subscriptions(workspaceId).length);
   });
 
+  it('start-up on n8n\'s legacy activation path (N8N_USE_WORKFLOW_PUBLICATION_SERVICE=false): checkExists runs, finds the subscription, creates none', async () => {
+    await q.main.publish(workflowId);
+    const [sub] = sb.controls.subscriptions(workspaceId);
+    sb.controls.resetCounters();
+    await q.main.restart({ N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false' });
+    await sleep(3_000);
+    const calls = subscriptionRoutes();
+    record('mainRestartLegacyActivation', { calls, subscriptions: sb.controls.subscriptions(workspaceId).length });
+    expect(calls).toEqual({ 'GET /webhooks/subscriptions/:id': 1 });
+    expect(sb.controls.subscriptions(workspaceId).map((s) => s.id)).toEqual([sub.id]);
+  });
+
   /** Waits until the sandbox delivered the event of `recipientId` successfully; returns the event id. */
   async function waitForEvent(recipientId: string): Promise<string> {
     const deadline = Date.now() + 30_000;
