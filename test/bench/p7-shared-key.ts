@@ -92,7 +92,11 @@ export async function runP7(options: { quick?: boolean; log?: (line: string) => 
     const key = sb.controls.createApiKey(ws.workspaceId).apiKey;
 
     log('P7: starting n8n in queue mode (main, 2 workers with --concurrency=2, 2 webhook processes, nginx) …');
-    q = await startQueueN8n({ customExtensionsDir: ext, workers: 2, webhooks: 2, concurrency: 2 });
+    // Bull fails a job whose lock was not renewed within QUEUE_WORKER_LOCK_DURATION (60 s by
+    // default, renewed every 10 s) and never re-runs it (maxStalledCount 0). A worker running two
+    // 10,000-item executions on a busy 2-CPU machine starved long enough to lose it (measured: 2
+    // of 3 executions failed "too many times" with the default), so the lease is 5 min here.
+    q = await startQueueN8n({ customExtensionsDir: ext, workers: 2, webhooks: 2, concurrency: 2, env: { QUEUE_WORKER_LOCK_DURATION: '300000' } });
     const cred = await q.main.createCredential('certificateServiceApi', 'P7 key', { apiKey: key, baseUrl: proxy.url });
     const wf = await q.main.createWorkflow({
       name: 'P7 issue',
@@ -150,12 +154,27 @@ export async function runP7(options: { quick?: boolean; log?: (line: string) => 
 
     let failed = 0;
     let surfaced429 = 0;
+    const perExecutionResult: Array<Record<string, unknown>> = [];
     for (const e of done) {
       const full = await q.main.api<any>('GET', `/executions/${e.id}?includeData=true`);
       const items: Array<{ json: Record<string, unknown> }> = full.data?.resultData?.runData?.Issue?.[0]?.data?.main?.[0] ?? [];
       const bad = items.filter((i) => typeof i.json.certificateId !== 'string');
       failed += bad.length + Math.max(0, perExecution - items.length);
       surfaced429 += bad.filter((i) => JSON.stringify(i.json).includes('RATE_LIMITED')).length;
+      perExecutionResult.push({
+        id: e.id,
+        status: full.status,
+        worker: workerOf(String(e.id)),
+        issued: items.length - bad.length,
+        failed: bad.length,
+        error: full.data?.resultData?.error?.message,
+        firstFailure: bad[0]?.json,
+      });
+    }
+    log(`P7: executions ${JSON.stringify(perExecutionResult)}`);
+    if (perExecutionResult.some((r) => r.status !== 'success')) {
+      for (const [i, w] of q.workers.entries()) log(`P7: worker ${i} log (tail):\n${w.logs().split('\n').slice(-40).join('\n')}`);
+      log(`P7: main log (tail):\n${q.main.logs().split('\n').slice(-40).join('\n')}`);
     }
 
     const api = proxy.calls.filter((c) => c.path.startsWith('/api/v1/'));
@@ -200,6 +219,7 @@ export async function runP7(options: { quick?: boolean; log?: (line: string) => 
           perExecution,
           rateLimit: { limit, windowMs },
           executionsPerWorker: perWorker,
+          executionResults: perExecutionResult,
           requests: api.length,
           successfulBulkCalls: bulk.length,
           responses429: limited,
