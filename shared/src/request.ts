@@ -1,5 +1,5 @@
 import { CertificateServiceError, errorFromResponse, redactError, type RequestIdentity } from './errors';
-import { parseRateLimit, parseRetryAfter, type RateLimitState } from './rate-limit';
+import { jitterMs, othersBetween, parseRateLimit, parseRetryAfter, type RateLimitState } from './rate-limit';
 import type { HttpRequest, HttpResponse, Transport } from './transport';
 import { getHeader } from './headers';
 
@@ -147,14 +147,17 @@ export class Requester {
 
       const now = this.now();
       const limits = parseRateLimit(response.headers, now);
-      if (limits.remaining !== undefined) Object.assign(this.rate, limits);
+      if (limits.remaining !== undefined) {
+        const others = othersBetween(this.rate, limits);
+        Object.assign(this.rate, limits, others === undefined ? {} : { others });
+      }
       const body = parseBody(response.body);
       if (response.status >= 200 && response.status < 300) return { status: response.status, body };
 
       const retryAfter = parseRetryAfter(getHeader(response.headers, 'Retry-After'), now);
       if (response.status === 429) {
         // The service refused the request, so repeating it is safe for every method.
-        const delay = (retryAfter ?? 1) * 1000 + Math.floor(Math.random() * 250);
+        const delay = (retryAfter ?? 1) * 1000 + jitterMs();
         if (attempt < this.retry.maxRetries && waited + delay <= this.retry.maxWaitMs) {
           await this.sleep(delay);
           waited += delay;
@@ -174,10 +177,16 @@ export class Requester {
     }
   }
 
-  /** Waits for the window reset when the last response said no requests remain. */
+  /**
+   * Waits for the window reset when the last response left no request for us: none remain,
+   * or no more than other clients on this key (`rate.others`) use before ours arrives. Then
+   * several clients sharing a key (n8n workers) stop before the limiter refuses them, and
+   * each wakes at a slightly different time (jitter) instead of all at once.
+   */
   private async pace(budgetMs: number): Promise<number> {
-    if (this.rate.remaining !== 0 || this.rate.resetAt === undefined) return 0;
-    const wait = this.rate.resetAt - this.now();
+    const { remaining, resetAt, others = 0 } = this.rate;
+    if (remaining === undefined || resetAt === undefined || remaining > others) return 0;
+    const wait = resetAt - this.now() + (others > 0 ? jitterMs() : 0);
     this.rate.remaining = undefined; // one wait per reported exhaustion
     if (wait <= 0 || wait > budgetMs) return 0;
     await this.sleep(wait);

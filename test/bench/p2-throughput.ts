@@ -137,7 +137,7 @@ interface Listed {
 }
 
 /** Lists every recipient of the batch, spreading the pages over several keys (each has its own window). */
-async function listAll(baseUrl: string, batchId: string, keys: string[]): Promise<Listed[]> {
+export async function listAll(baseUrl: string, batchId: string, keys: string[]): Promise<Listed[]> {
   const out: Listed[] = [];
   let cursor: string | null = null;
   for (let page = 0; ; page++) {

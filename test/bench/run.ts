@@ -1,5 +1,5 @@
 // The benchmarks: `npm run bench` (builds first), or `npx tsx test/bench/run.ts [options]`.
-//   --only P1,P4   run only these (P1..P6, S = the sandbox's own benchmark, S3 = the SDK's transports)
+//   --only P1,P4   run only these (P1..P8, S = the sandbox's own benchmark, S3 = the SDK's transports)
 //   --quick        small N for a smoke run; written to results.local.json (git-ignored)
 //   --markdown     also print the table as Markdown (for the README)
 //   --print        print results.json as a Markdown table and exit (runs nothing)
@@ -15,6 +15,8 @@ import { runP3 } from './p3-trigger';
 import { runP4 } from './p4-verify';
 import { runP5 } from './p5-zapier';
 import { runP6 } from './p6-pagination';
+import { runP7 } from './p7-shared-key';
+import { runP8 } from './p8-webhook-processes';
 import { runS3 } from './s3-transport';
 import { runSandboxRows } from './sandbox-rows';
 
@@ -30,6 +32,8 @@ const BENCHES: Record<string, (o: RunOptions) => Promise<Row[]> | Row[]> = {
   P4: runP4,
   P5: runP5,
   P6: runP6,
+  P7: runP7,
+  P8: runP8,
   S: runSandboxRows,
   S3: runS3,
 };
@@ -82,7 +86,7 @@ export function markdownTable(rows: Row[]): string {
   ].join('\n');
 }
 
-const ORDER = ['P1', 'P2', 'P3', 'P3b', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'S1', 'S2', 'S3'];
+const ORDER = ['P1', 'P2', 'P3', 'P3a', 'P3b', 'P3c', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'P7', 'P8', 'S1', 'S2', 'S3'];
 const byId = (a: Row, b: Row) => (ORDER.indexOf(a.id) + 1 || 99) - (ORDER.indexOf(b.id) + 1 || 99) || a.id.localeCompare(b.id);
 
 async function main() {

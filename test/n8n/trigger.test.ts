@@ -33,10 +33,40 @@ setupNock();
 describe('lifecycle', () => {
 	const subscription = (overrides: IDataObject = {}) => ({ id: 'sub_1', url: PROD_URL, events: EVENTS, ...overrides });
 
-	it('checkExists without a stored subscription is false and sends nothing', async () => {
+	it('checkExists without a stored subscription lists the service\'s: none for this URL is false', async () => {
+		nock(BASE)
+			.get(`${API}/webhooks/subscriptions`)
+			.reply(200, { data: [subscription({ id: 'sub_other', url: 'https://n8n.example.test/webhook/other/webhook' })], nextCursor: null, hasMore: false });
 		const hook = fakeHook({ params: { events: EVENTS }, webhookUrl: PROD_URL });
 		await expect(hooks.checkExists.call(hook.context)).resolves.toBe(false);
-		expect(hook.requests).toHaveLength(0);
+		expect(hook.requests.map((r) => r.method)).toEqual(['GET']);
+		expect(hook.staticData).toEqual({});
+	});
+
+	it('checkExists adopts the service\'s subscription for this URL when the stored id is gone: rotates its secret and keeps it', async () => {
+		nock(BASE)
+			.get(`${API}/webhooks/subscriptions`)
+			.reply(200, { data: [subscription({ id: 'sub_lost', events: [...EVENTS].reverse() })], nextCursor: null, hasMore: false });
+		nock(BASE).post(`${API}/webhooks/subscriptions/sub_lost/rotate-secret`).reply(200, { id: 'sub_lost', secret: 'wh_sec_rotated' });
+		const hook = fakeHook({ params: { events: EVENTS }, webhookUrl: PROD_URL });
+		await expect(hooks.checkExists.call(hook.context)).resolves.toBe(true);
+		expect(hook.staticData).toEqual({ subscriptionId: 'sub_lost', secret: 'wh_sec_rotated', webhookUrl: PROD_URL, deliveryIds: [] });
+	});
+
+	it('checkExists adopts one subscription for this URL and removes the others (other events, or a second copy)', async () => {
+		nock(BASE)
+			.get(`${API}/webhooks/subscriptions`)
+			.reply(200, {
+				data: [subscription({ id: 'sub_a', events: ['certificate.sent'] }), subscription({ id: 'sub_b' }), subscription({ id: 'sub_c' })],
+				nextCursor: null,
+				hasMore: false,
+			});
+		nock(BASE).delete(`${API}/webhooks/subscriptions/sub_a`).reply(204);
+		nock(BASE).post(`${API}/webhooks/subscriptions/sub_b/rotate-secret`).reply(200, { id: 'sub_b', secret: 'wh_sec_b' });
+		nock(BASE).delete(`${API}/webhooks/subscriptions/sub_c`).reply(204);
+		const hook = fakeHook({ params: { events: EVENTS }, webhookUrl: PROD_URL });
+		await expect(hooks.checkExists.call(hook.context)).resolves.toBe(true);
+		expect(hook.staticData).toMatchObject({ subscriptionId: 'sub_b', secret: 'wh_sec_b' });
 	});
 
 	it('checkExists is true when the stored subscription has this URL and these events', async () => {
@@ -52,6 +82,7 @@ describe('lifecycle', () => {
 
 	it('checkExists on 404 forgets the subscription and returns false', async () => {
 		nock(BASE).get(`${API}/webhooks/subscriptions/sub_1`).reply(404, apiError('NOT_FOUND', 'No such subscription'));
+		nock(BASE).get(`${API}/webhooks/subscriptions`).reply(200, { data: [], nextCursor: null, hasMore: false });
 		const hook = fakeHook({
 			params: { events: EVENTS },
 			webhookUrl: PROD_URL,
@@ -108,6 +139,22 @@ describe('lifecycle', () => {
 		const hook = fakeHook({ params: { events: EVENTS }, webhookUrl: url, mode });
 		await expect(hooks.create.call(hook.context)).resolves.toBe(true);
 		expect(hook.staticData).toEqual({ subscriptionId: 'sub_9', secret: SECRET, webhookUrl: url, deliveryIds: [] });
+	});
+
+	it('create retries a 429 after Retry-After (a refused request is safe to repeat) and subscribes once', async () => {
+		const { sleep } = jest.requireMock('n8n-workflow') as { sleep: jest.Mock };
+		sleep.mockClear();
+		nock(BASE)
+			.post(`${API}/webhooks/subscriptions`)
+			.reply(429, apiError('RATE_LIMITED', 'Too many requests'), { 'Retry-After': '7', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '7' });
+		nock(BASE).post(`${API}/webhooks/subscriptions`).reply(201, { id: 'sub_9', url: PROD_URL, events: EVENTS, secret: SECRET });
+		const hook = fakeHook({ params: { events: EVENTS }, webhookUrl: PROD_URL });
+		await expect(hooks.create.call(hook.context)).resolves.toBe(true);
+		expect(hook.requests).toHaveLength(2);
+		// waited at least Retry-After before the second attempt, never less
+		const waited = sleep.mock.calls.reduce((sum: number, [ms]: [number]) => sum + ms, 0);
+		expect(waited).toBeGreaterThanOrEqual(7000);
+		expect(hook.staticData.subscriptionId).toBe('sub_9');
 	});
 
 	it('create reads a secret under another name (signingSecret)', async () => {
@@ -244,11 +291,19 @@ describe('webhook()', () => {
 		expect(result.webhookResponse).toEqual({ received: true, duplicate: true });
 	});
 
-	it('a duplicate is also caught from saved static data (after a restart)', async () => {
+	it('a delivery that starts a run is not written to static data (n8n would not save it)', async () => {
+		const saved = state();
+		const first = fakeWebhook({ params, rawBody: Buffer.from(body), headers: headersFor(body), staticData: saved });
+		expect((await trigger.webhook.call(first.context)).workflowData).toHaveLength(1);
+		expect(saved.deliveryIds).toEqual([]);
+	});
+
+	it('its first duplicate is written to static data (n8n saves it: no run), so a restart no longer forgets it', async () => {
 		const headers = headersFor(body, { deliveryId: 'dlv_saved' });
 		const saved = state();
-		const first = fakeWebhook({ params, rawBody: Buffer.from(body), headers, staticData: saved });
-		await trigger.webhook.call(first.context);
+		await trigger.webhook.call(fakeWebhook({ params, rawBody: Buffer.from(body), headers, staticData: saved }).context);
+		const dup = await trigger.webhook.call(fakeWebhook({ params, rawBody: Buffer.from(body), headers, staticData: saved }).context);
+		expect(dup.webhookResponse).toEqual({ received: true, duplicate: true });
 		expect(saved.deliveryIds).toEqual(['dlv_saved']);
 		resetDeliveryMemory(); // n8n restarted
 		const again = fakeWebhook({ params, rawBody: Buffer.from(body), headers, staticData: saved });
@@ -266,8 +321,10 @@ describe('webhook()', () => {
 	it('keeps at most 200 delivery ids in static data', async () => {
 		const saved = state();
 		for (let i = 0; i < 205; i++) {
-			const { context } = fakeWebhook({ params, rawBody: Buffer.from(body), headers: headersFor(body), staticData: saved });
-			await trigger.webhook.call(context);
+			const headers = headersFor(body);
+			for (let copy = 0; copy < 2; copy++) {
+				await trigger.webhook.call(fakeWebhook({ params, rawBody: Buffer.from(body), headers, staticData: saved }).context);
+			}
 		}
 		expect((saved.deliveryIds as string[]).length).toBe(200);
 	});

@@ -9,11 +9,25 @@ const MEMORY_DELIVERIES = 1000;
 /** Trigger nodes remembered in memory; the least recently used one is dropped beyond this. */
 const MEMORY_NODES = 500;
 
-/**
- * Static data changed in webhook() is saved only when the run it starts ends, and each
- * request reads the workflow afresh, so a duplicate that arrives milliseconds after the
- * original still sees the old static data. This process-level map closes that gap; the
- * static data covers restarts.
+/*
+ * Where a delivery id is remembered, and what each place survives (n8n 2.41.1; measured in a
+ * real queue-mode n8n by test/e2e/queue, figures in its README):
+ *
+ * 1. This process's memory (an LRU per trigger node). Check and record are one synchronous
+ *    step, so copies that reach the same process, even at the same instant, start one run.
+ *    n8n runs webhook() in whichever process got the request (main, or one of several
+ *    `n8n webhook` processes in queue mode), so across processes this holds only when the load
+ *    balancer sends every copy of a delivery to the same process: nginx
+ *    `hash $http_x_service_delivery consistent;`. A restart forgets it.
+ *
+ * 2. The node's static data. n8n does NOT save static data changed in a webhook() call that
+ *    starts an execution: WorkflowRunner.run (establishContextForPersistence) wraps the same
+ *    static-data object in a new Workflow, which resets its changed flag, so the
+ *    saveStaticData that LiveWebhooks runs afterwards writes nothing. A call that starts no
+ *    execution (a duplicate) is saved. So an id is stored here when its first duplicate
+ *    arrives, and from then on a restart does not forget it. A delivery that arrived once and
+ *    comes again only after a restart starts a second execution: no dependency-free node can
+ *    store its id, because IWebhookFunctions offers no store that n8n saves on that path.
  */
 const recent = new Map<string, DeliveryDeduper>();
 
@@ -30,8 +44,9 @@ function memoryDeduper(key: string): DeliveryDeduper {
 }
 
 /**
- * True when `deliveryId` was seen before by this trigger node (in this process, or in a
- * run whose static data was saved). Otherwise records it in both places.
+ * True when `deliveryId` was seen before by this trigger node (in this process's memory, or
+ * stored in static data by an earlier duplicate). Records it in memory; a duplicate is also
+ * written to static data, which n8n saves because that call starts no execution.
  */
 export function isDuplicateDelivery(
 	nodeKey: string,
@@ -43,11 +58,14 @@ export function isDuplicateDelivery(
 		: [];
 	const persisted = new DeliveryDeduper(STORED_DELIVERIES, stored);
 	const memory = memoryDeduper(nodeKey);
-	const seen = memory.has(deliveryId) || persisted.has(deliveryId);
+	const inMemory = memory.has(deliveryId);
+	const inStore = persisted.has(deliveryId);
 	memory.remember(deliveryId);
-	persisted.remember(deliveryId);
-	staticData.deliveryIds = persisted.toJSON();
-	return seen;
+	if (inMemory && !inStore) {
+		persisted.remember(deliveryId);
+		staticData.deliveryIds = persisted.toJSON();
+	}
+	return inMemory || inStore;
 }
 
 /** For tests: forget what this process has seen. */

@@ -52,13 +52,14 @@ function sameEvents(a: unknown, b: EventType[]): boolean {
  * A subscription the service no longer has (404) is forgotten. One with another URL or
  * other events is replaced in production; in a manual (test) run it is left alone,
  * because it may be the production subscription of the active workflow.
+ * Without a stored id, a subscription the service has for this URL is adopted (see below).
  */
 export async function subscriptionExists(context: IHookFunctions): Promise<boolean> {
 	const state = context.getWorkflowStaticData('node');
 	const subscriptionId = state.subscriptionId;
-	if (typeof subscriptionId !== 'string' || !subscriptionId) return false;
-
 	const service = await client(context);
+	if (typeof subscriptionId !== 'string' || !subscriptionId) return await adoptExisting(context, service);
+
 	let subscription;
 	try {
 		subscription = await service.getSubscription(subscriptionId);
@@ -66,7 +67,7 @@ export async function subscriptionExists(context: IHookFunctions): Promise<boole
 		if (!isNotFound(error)) throw toNodeError(context.getNode(), error);
 		context.logger.debug(`Webhook subscription ${subscriptionId} no longer exists; it will be re-created.`);
 		clearState(state);
-		return false;
+		return await adoptExisting(context, service);
 	}
 
 	const matches =
@@ -81,6 +82,40 @@ export async function subscriptionExists(context: IHookFunctions): Promise<boole
 		clearState(state);
 	}
 	return false;
+}
+
+/**
+ * Subscriptions the service has for this node's URL while static data knows none: the id was
+ * lost (a restored or copied database, or n8n stopped between create() and saving static
+ * data). Like n8n's GitHub trigger, which adopts the hook that already exists for its URL,
+ * one with the same events is adopted: its secret was shown only at creation, so it is
+ * rotated to learn a new one. The others for this URL are removed, so none is left orphaned.
+ * The URL holds the node's webhook id, so no other node shares it.
+ */
+async function adoptExisting(context: IHookFunctions, service: CertificateServiceClient): Promise<boolean> {
+	const url = webhookUrl(context);
+	const events = selectedEvents(context);
+	const state = context.getWorkflowStaticData('node');
+	let adopted = false;
+	try {
+		for await (const subscription of service.iterateSubscriptions()) {
+			if (subscription.url !== url) continue;
+			if (!adopted && sameEvents(subscription.events, events)) {
+				const { secret } = await service.rotateSubscriptionSecret(subscription.id);
+				state.subscriptionId = subscription.id;
+				state.secret = secret;
+				state.webhookUrl = url;
+				state.deliveryIds = [];
+				adopted = true;
+				context.logger.info(`Adopted the existing webhook subscription ${subscription.id} for ${url}.`);
+			} else {
+				await unsubscribe(context, service, subscription.id);
+			}
+		}
+	} catch (error) {
+		throw toNodeError(context.getNode(), error);
+	}
+	return adopted;
 }
 
 /** Subscribes this node's webhook URL and keeps the id and the signing secret. */

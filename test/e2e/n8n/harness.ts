@@ -22,10 +22,14 @@ export function n8nCacheDir(): string {
   return path.join(root, `n8n-${N8N_VERSION}`);
 }
 
-/** Installs n8n into the cache once (several minutes the first time); returns the cache folder. */
-export function ensureN8nInstalled(opts: { quiet?: boolean } = {}): string {
+/**
+ * Installs n8n into the cache once (several minutes the first time); returns the cache folder.
+ * `verify: true` always runs the script (about 1 s when installed), which also checks the
+ * native modules queue mode needs (isolated-vm) and builds them in place when missing.
+ */
+export function ensureN8nInstalled(opts: { quiet?: boolean; verify?: boolean } = {}): string {
   const dir = n8nCacheDir();
-  if (fs.existsSync(path.join(dir, '.installed-ok'))) return dir; // fast path, no subprocess
+  if (!opts.verify && fs.existsSync(path.join(dir, '.installed-ok'))) return dir; // fast path, no subprocess
   const res = spawnSync('bash', [INSTALL_SCRIPT], {
     // stdout carries only the path; the install log goes to stderr (shown unless quiet).
     stdio: ['ignore', 'pipe', opts.quiet ? 'pipe' : 'inherit'],
@@ -94,6 +98,10 @@ export interface N8nInstance {
   /** Captured stdout+stderr of n8n so far. */
   logs(): string;
   stop(): Promise<void>;
+  /** The main process itself (pid, logs, exit state). */
+  process: N8nProcess;
+  /** Restarts main on the same database and user folder (with `env` added), then logs the owner in again. */
+  restart(env?: Record<string, string>): Promise<void>;
 }
 
 export interface WorkflowJson {
@@ -106,7 +114,46 @@ export interface WorkflowJson {
 
 const OWNER = { email: 'owner@e2e.test', firstName: 'E2E', lastName: 'Owner' };
 
-export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
+/** The n8n CLI commands the harness runs: the main process, and queue mode's worker and webhook processes. */
+export type N8nCommand = 'start' | 'worker' | 'webhook';
+
+export interface ProcessOptions {
+  command: N8nCommand;
+  /** Extra CLI arguments, e.g. `--concurrency=4` for a worker. */
+  args?: string[];
+  customExtensionsDir: string;
+  /** HTTP port: the UI/API (start), the webhook server (webhook) or the health server (worker). */
+  port?: number;
+  env?: Record<string, string>;
+  startTimeoutMs?: number;
+}
+
+/** One n8n process in its own process group (so stop() also ends its task runners). */
+export interface N8nProcess {
+  command: N8nCommand;
+  port: number;
+  baseUrl: string;
+  userFolder: string;
+  pid(): number | undefined;
+  logs(): string;
+  /** Why the process exited, or undefined while it runs. */
+  exited(): string | undefined;
+  /** An Error whose message ends with the tail of this process's log. */
+  fail(message: string): Error;
+  /** Stops the process tree and deletes the user folder. */
+  stop(): Promise<void>;
+  /**
+   * Stops the process tree and starts it again with the same env (plus `env`, kept for later
+   * restarts), port and user folder; waits until ready.
+   */
+  restart(env?: Record<string, string>): Promise<void>;
+}
+
+/**
+ * Starts one n8n process and waits until it is ready: `/healthz/readiness` answers 200 on
+ * `port` (for a worker, its health server, which the harness turns on).
+ */
+export async function spawnN8n(opts: ProcessOptions): Promise<N8nProcess> {
   const cache = n8nCacheDir();
   const n8nBin = path.join(cache, 'node_modules', 'n8n', 'bin', 'n8n');
   // Node 24 (n8n 2.x needs >= 22.16), installed into the cache by install-n8n.sh.
@@ -117,8 +164,7 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
 
   const port = opts.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
-  const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-n8n-'));
-  const password = `E2e-${randomBytes(12).toString('hex')}`; // satisfies n8n's rules: digit + uppercase
+  const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), `certsvc-n8n-${opts.command === 'start' ? '' : `${opts.command}-`}`));
 
   // Inherit the basics (HOME, proxies...) but not n8n settings or NODE_OPTIONS of the caller's
   // shell, so every instance is configured the same.
@@ -132,36 +178,104 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     // jest sets NODE_ENV=test, which makes n8n exit silently; run it as in production.
     NODE_ENV: 'production',
     ...n8nEnv({ port, userFolder, customExtensionsDir: opts.customExtensionsDir, runnerPort: await freePort() }),
+    // A worker serves no HTTP unless its health server is on; it is how the harness sees it ready.
+    ...(opts.command === 'worker'
+      ? { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' }
+      : {}),
     ...opts.env,
   };
 
   let log = '';
-  const child = spawn(nodeBin, [n8nBin, 'start'], {
-    cwd: userFolder,
-    env,
-    detached: true, // own process group, so stop() also kills the task-runner children
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  let child!: ChildProcess;
+  let exited: string | undefined;
+  let exitPromise: Promise<void> = Promise.resolve();
   const echo = process.env.CERTSVC_N8N_LOG === '1'; // set to stream n8n's output while debugging
   const append = (chunk: Buffer) => {
     if (echo) process.stderr.write(chunk);
     log += chunk.toString();
     if (log.length > 2_000_000) log = log.slice(-1_000_000); // keep memory bounded in long benchmarks
   };
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
-  let exited: string | undefined;
-  const exitPromise = new Promise<void>((resolve) =>
-    child.on('exit', (code, signal) => {
-      exited = `n8n exited (code ${code}, signal ${signal})`;
-      resolve();
-    }),
-  );
   // Safety net: never leave an n8n behind if the test process dies without stop().
   const killOnExit = () => killGroup(child, 'SIGKILL');
-  process.on('exit', killOnExit);
+  const fail = (msg: string) => new Error(`${msg}\n--- n8n ${opts.command} log (tail) ---\n${tail(log, 60)}`);
 
-  const fail = (msg: string) => new Error(`${msg}\n--- n8n log (tail) ---\n${tail(log, 60)}`);
+  function launch() {
+    exited = undefined;
+    child = spawn(nodeBin, [n8nBin, opts.command, ...(opts.args ?? [])], {
+      cwd: userFolder,
+      env,
+      detached: true, // own process group, so stop() also kills the task-runner children
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', append);
+    child.stderr!.on('data', append);
+    exitPromise = new Promise<void>((resolve) =>
+      child.on('exit', (code, signal) => {
+        exited = `n8n ${opts.command} exited (code ${code}, signal ${signal})`;
+        resolve();
+      }),
+    );
+    process.on('exit', killOnExit);
+  }
+
+  async function halt(): Promise<void> {
+    process.off('exit', killOnExit);
+    if (!exited) {
+      killGroup(child, 'SIGTERM');
+      const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 10_000);
+      await exitPromise;
+      clearTimeout(timer);
+    }
+  }
+
+  async function ready(): Promise<void> {
+    const timeoutMs = opts.startTimeoutMs ?? 120_000;
+    // /healthz/readiness answers 200 once the DB is migrated and the server fully started.
+    await waitFor(`n8n ${opts.command} to become ready`, timeoutMs, async () => {
+      if (exited) throw new Error(exited);
+      const res = await fetch(`${baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
+      return res?.status === 200;
+    });
+  }
+
+  const proc: N8nProcess = {
+    command: opts.command,
+    port,
+    baseUrl,
+    userFolder,
+    pid: () => child.pid,
+    logs: () => log,
+    exited: () => exited,
+    fail,
+    async stop() {
+      await halt();
+      fs.rmSync(userFolder, { recursive: true, force: true });
+    },
+    async restart(extraEnv = {}) {
+      await halt();
+      Object.assign(env, extraEnv);
+      launch();
+      await ready().catch((e: Error) => {
+        throw fail(`n8n ${opts.command} failed to restart: ${e.message}`);
+      });
+    },
+  };
+
+  launch();
+  try {
+    await ready();
+  } catch (e) {
+    await proc.stop();
+    throw fail(`n8n ${opts.command} failed to start: ${(e as Error).message}`);
+  }
+  return proc;
+}
+
+export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
+  const password = `E2e-${randomBytes(12).toString('hex')}`; // satisfies n8n's rules: digit + uppercase
+  const proc = await spawnN8n({ ...opts, command: 'start' });
+  const { baseUrl, port, userFolder, fail } = proc;
+  const exited = () => proc.exited();
   let cookie = '';
 
   async function request(kind: 'api' | 'rest', method: string, p: string, body?: unknown): Promise<any> {
@@ -186,30 +300,21 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     return kind === 'rest' && json && typeof json === 'object' && 'data' in json ? json.data : json;
   }
 
-  async function stop(): Promise<void> {
-    process.off('exit', killOnExit);
-    if (!exited) {
-      killGroup(child, 'SIGTERM');
-      const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 10_000);
-      await exitPromise;
-      clearTimeout(timer);
-    }
-    fs.rmSync(userFolder, { recursive: true, force: true });
-  }
+  const stop = () => proc.stop();
 
   // n8n 2.x publishes through an outbox: the API call returns at once and the triggers
   // (e.g. production webhooks) go live ~1 s later. The editor polls this endpoint for that.
   async function waitForPublication(id: string, want: 'published' | 'not_published', timeoutMs: number) {
     let last: any;
     await waitFor(`workflow ${id} to be ${want}`, timeoutMs, async () => {
-      if (exited) throw new Error(exited);
+      if (exited()) throw new Error(exited());
       last = await request('rest', 'GET', `/workflows/${id}/publication-status`);
       if (want === 'published' && (last.status === 'failed' || last.status === 'partial')) {
         throw fail(`publishing workflow ${id} failed: ${JSON.stringify(last.triggers)}`);
       }
       return last.status === want;
     }, 100).catch((e: Error) => {
-      throw e.message.includes('--- n8n log') ? e : fail(`${e.message} (last status ${JSON.stringify(last)})`);
+      throw e.message.includes('--- n8n ') ? e : fail(`${e.message} (last status ${JSON.stringify(last)})`);
     });
   }
 
@@ -267,7 +372,7 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     async waitForExecution(executionId, timeoutMs = 120_000) {
       let execution: any;
       await waitFor(`execution ${executionId} to finish`, timeoutMs, async () => {
-        if (exited) throw new Error(exited);
+        if (exited()) throw new Error(exited());
         execution = await request('api', 'GET', `/executions/${executionId}?includeData=true`).catch(() => undefined);
         return !!execution && !['new', 'running', 'waiting'].includes(execution.status);
       }, 100).catch((e: Error) => {
@@ -276,18 +381,19 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
       return execution;
     },
     sessionCookie: () => cookie,
-    logs: () => log,
+    logs: () => proc.logs(),
     stop,
+    process: proc,
+    async restart(extraEnv) {
+      await proc.restart(extraEnv);
+      // The owner and the API key live in the database; only the session is new.
+      cookie = '';
+      await request('rest', 'POST', '/login', { emailOrLdapLoginId: OWNER.email, password });
+      if (!cookie) throw fail('login after restart returned no session cookie');
+    },
   };
 
   try {
-    const timeoutMs = opts.startTimeoutMs ?? 120_000;
-    // /healthz/readiness answers 200 once the DB is migrated and the server fully started.
-    await waitFor('n8n to become ready', timeoutMs, async () => {
-      if (exited) throw new Error(exited);
-      const res = await fetch(`${baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
-      return res?.status === 200;
-    });
     // n8n 2.x always has user management: create the owner (the response logs us in).
     await request('rest', 'POST', '/owner/setup', { ...OWNER, password });
     if (!cookie) throw new Error('owner setup returned no session cookie');
@@ -297,7 +403,7 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     instance.apiKey = key.rawApiKey;
     return instance;
   } catch (e) {
-    const err = e instanceof Error && e.message.includes('--- n8n log') ? e : fail(`n8n failed to start: ${(e as Error).message}`);
+    const err = e instanceof Error && e.message.includes('--- n8n ') ? e : fail(`n8n failed to start: ${(e as Error).message}`);
     await stop();
     throw err;
   }

@@ -30,12 +30,33 @@ check() {
     (cd "$DIR" && "$NODE" -e "require('sqlite3')" >/dev/null 2>&1)
 }
 
+# Queue mode (test/e2e/queue) evaluates expressions in isolated-vm isolates. Its package ships
+# prebuilt binaries (node-gyp-build picks prebuilds/linux-x64/*.abi137.glibc.node for Node 24);
+# this runs a script in an isolate to prove the binary loads on this machine's libc.
+check_isolated_vm() {
+  (cd "$DIR" && "$NODE" -e "
+    const ivm = require('isolated-vm');
+    const isolate = new ivm.Isolate({ memoryLimit: 16 });
+    if (isolate.compileScriptSync('6 * 7').runSync(isolate.createContextSync()) !== 42) process.exit(1);
+  " >/dev/null 2>&1)
+}
+
+# Builds isolated-vm from source, like sqlite3 below, when its prebuilt binary does not load.
+# In place: the rest of the install (which other suites are using) is left alone.
+ensure_isolated_vm() {
+  check_isolated_vm && return 0
+  echo "isolated-vm does not load from its prebuilt binary; building it for $("$NODE" --version)..." >&2
+  (cd "$DIR" && PATH="$NODE_DIR/bin:$PATH" npm_config_nodedir="$NODE_DIR" npm rebuild isolated-vm --loglevel=error >&2)
+  check_isolated_vm || { echo "isolated-vm in $DIR does not load after the rebuild" >&2; return 1; }
+}
+
 mkdir -p "$CACHE_ROOT"
 # Parallel jest workers / CI jobs may call this at once: one installs, the others wait.
 exec 9>"$CACHE_ROOT/.n8n-$N8N_VERSION.lock"
 flock 9
 
 if [ -f "$MARKER" ] && check; then
+  ensure_isolated_vm
   echo "n8n $N8N_VERSION already installed in $DIR" >&2
   echo "$DIR"
   exit 0
@@ -66,6 +87,7 @@ npm install --ignore-scripts --no-audit --no-fund --loglevel=error >&2
 PATH="$NODE_DIR/bin:$PATH" npm_config_nodedir="$NODE_DIR" npm rebuild sqlite3 --loglevel=error >&2
 
 check || { echo "n8n in $DIR does not load (n8n --version or require('sqlite3') failed)" >&2; exit 1; }
+ensure_isolated_vm
 echo "n8n $N8N_VERSION with $NODE_PKG@$NODE_VERSION, installed $(date -u +%FT%TZ) in $(( $(date +%s) - start ))s" > "$MARKER"
 echo "n8n $N8N_VERSION installed in $DIR in $(( $(date +%s) - start ))s" >&2
 echo "$DIR"

@@ -1,0 +1,287 @@
+/**
+ * n8n-nodes-certificate-service in a REAL n8n 2.41.1 in queue mode: Redis, Postgres, main,
+ * 2 workers and 2 webhook processes behind nginx (hash $http_x_service_delivery consistent),
+ * the sandbox as the service. `npm run test:queue` (not part of `npm test`).
+ *
+ * The steps share one topology and run in order. Measured figures are printed and written to
+ * test/e2e/queue/last-run.json (git-ignored); the README quotes them.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createClient, type CertificateServiceClient } from '@certificate-service/sdk';
+import type { Recipient, WebhookEvent } from '@certificate-service/sdk/core';
+import { createSandbox, type Sandbox } from '../../sandbox';
+import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
+import { startQueueN8n, type QueueN8n } from './harness';
+import { allExecutions, countByEvent, deliver, savedStaticData, settledExecutions, sql, triggerWorkflow } from './support';
+
+jest.setTimeout(300_000);
+
+const figures: Record<string, unknown> = {};
+const record = (key: string, value: unknown) => {
+  figures[key] = value;
+  console.log(`[queue] ${key}: ${JSON.stringify(value)}`);
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', () => {
+  let sb: Sandbox;
+  let q: QueueN8n;
+  let extDir: string | undefined;
+  let core: CertificateServiceClient;
+  let workspaceId: string;
+  let credential: { id: string; name: string };
+  let workflowId: string;
+  let subscriptionUrl: string;
+  let batchId: string;
+  const secret = () => sb.controls.subscriptions(workspaceId)[0].secret;
+
+  /** Issues `n` certificates in one bulk call (one certificate.issued event each). */
+  async function issue(n: number, tag: string): Promise<Recipient[]> {
+    const items = Array.from({ length: n }, (_, i) => ({ name: `Person ${tag} ${i}`, email: `${tag}-${i}@example.com` }));
+    const outcomes = await core.issueMany(items.map((it) => ({ batchId, ...it })));
+    return outcomes.map((o) => {
+      if (!o.ok || !o.recipient) throw new Error(`issue failed: ${JSON.stringify(o)}`);
+      return o.recipient;
+    });
+  }
+
+  const eventFor = (id: string, recipient: Recipient): WebhookEvent => ({
+    id,
+    type: 'certificate.issued',
+    createdAt: new Date().toISOString(),
+    data: recipient as unknown as WebhookEvent['data'],
+  });
+
+  beforeAll(async () => {
+    ensurePackageBuilt();
+    extDir = copyPackageToExtensionsDir(PACKAGE_DIR);
+    // The service's real limit (120 requests / 60 s per key); retries scaled down.
+    sb = await createSandbox({ timeScale: 0.001, mailDelayMs: 5 });
+    const t = Date.now();
+    q = await startQueueN8n({ customExtensionsDir: extDir, workers: 2, webhooks: 2, concurrency: 10 });
+    record('topologyStartSeconds', Math.round((Date.now() - t) / 100) / 10);
+    const ws = sb.controls.createWorkspace({ quota: 10_000 });
+    workspaceId = ws.workspaceId;
+    core = createClient({ baseUrl: sb.baseUrl, apiKey: sb.controls.createApiKey(workspaceId).apiKey });
+    batchId = (await core.createBatch({ title: 'Queue mode', designId: 'design_classic' })).id;
+    credential = { ...(await q.main.createCredential('certificateServiceApi', 'cs', { apiKey: ws.apiKey, baseUrl: sb.url })), name: 'cs' };
+  });
+
+  afterAll(async () => {
+    await q?.stop();
+    await sb?.close();
+    if (extDir) fs.rmSync(extDir, { recursive: true, force: true });
+    fs.writeFileSync(path.join(__dirname, 'last-run.json'), `${JSON.stringify({ at: new Date().toISOString(), figures }, null, 2)}\n`);
+  });
+
+  it('routes /webhook/ to the webhook processes and everything else (/webhook-test/, the API) to main', async () => {
+    const webhookPorts = q.webhooks.map((w) => `127.0.0.1:${w.port}`);
+    const prod = await fetch(`${q.url}/webhook/nothing-here`, { method: 'POST' });
+    expect(webhookPorts).toContain(prod.headers.get('x-served-by'));
+    const test = await fetch(`${q.url}/webhook-test/nothing-here`, { method: 'POST' });
+    expect(test.headers.get('x-served-by')).toBe(`127.0.0.1:${q.main.port}`);
+    expect(test.status).toBe(404); // main's own answer for an unregistered test webhook
+    // main does not serve production webhooks (N8N_DISABLE_PRODUCTION_MAIN_PROCESS=true)
+    expect((await fetch(`${q.main.baseUrl}/webhook/nothing-here`, { method: 'POST' })).status).toBe(404);
+  });
+
+  it('publishing subscribes the load balancer URL once', async () => {
+    sb.controls.resetCounters();
+    const wf = await q.main.createWorkflow(triggerWorkflow('Queue trigger', 'queue-trigger', credential));
+    workflowId = wf.id;
+    await q.main.publish(workflowId);
+    const subs = sb.controls.subscriptions(workspaceId);
+    expect(subs).toHaveLength(1);
+    subscriptionUrl = subs[0].url;
+    expect(subscriptionUrl).toBe(`${q.url}/webhook/queue-trigger/webhook`);
+    record('publishCalls', sb.controls.counters().requests.byRoute);
+  });
+
+  // Deliveries whose first copy ran before the webhook processes restart.
+  let originals: Array<{ event: WebhookEvent; deliveryId: string }> = [];
+  let seenOnce: Array<{ event: WebhookEvent; deliveryId: string }> = [];
+
+  it('exactly once through the load balancer: 2 copies at once, a 3rd 2 s later, a 4th 70 s later → 1 execution each', async () => {
+    const K = 12;
+    // The service itself sends every delivery twice at once (its at-least-once duplicates).
+    sb.controls.setDuplicateDeliveries(2);
+    const recipients = await issue(K, 'once');
+    const log = await sb.controls.waitForDeliveries((l) => l.filter((d) => d.outcome === 'succeeded').length >= 2 * K, 60_000);
+    sb.controls.setDuplicateDeliveries(1);
+    const byEvent = new Map<string, string>();
+    for (const d of log) byEvent.set(d.eventId, d.deliveryId);
+    const events = sb.controls.events().filter((e) => e.type === 'certificate.issued');
+    originals = events.map((e) => ({
+      event: eventFor(e.id, recipients.find((r) => r.id === e.recipientId)!),
+      deliveryId: byEvent.get(e.id)!,
+    }));
+    expect(originals).toHaveLength(K);
+    expect(log.every((d) => d.status === 200)).toBe(true);
+
+    // Round robin, for comparison: the same pattern through an nginx without the hash.
+    const rr = await q.addBalancer('round-robin');
+    const rrUrl = subscriptionUrl.replace(q.url, rr.url);
+    const rrDeliveries = recipients.map((r, i) => ({ event: eventFor(`whe_rr_${i}`, r), deliveryId: `whd_rr_${i}` }));
+    await Promise.all(rrDeliveries.flatMap((d) => [deliver(rrUrl, secret(), d.event, d.deliveryId), deliver(rrUrl, secret(), d.event, d.deliveryId)]));
+
+    await sleep(2_000);
+    const servedBy = new Map<string, Set<string>>();
+    const note = (id: string, by: string) => servedBy.set(id, (servedBy.get(id) ?? new Set()).add(by));
+    for (const d of originals) {
+      const sent = await deliver(subscriptionUrl, secret(), d.event, d.deliveryId);
+      expect(sent.status).toBe(200);
+      expect(JSON.parse(sent.body)).toMatchObject({ duplicate: true });
+      note(d.deliveryId, sent.servedBy);
+    }
+    for (const d of rrDeliveries) await deliver(rrUrl, secret(), d.event, d.deliveryId);
+
+    await sleep(68_000);
+    for (const d of originals) {
+      const sent = await deliver(subscriptionUrl, secret(), d.event, d.deliveryId);
+      expect(JSON.parse(sent.body)).toMatchObject({ duplicate: true });
+      note(d.deliveryId, sent.servedBy);
+    }
+
+    const counts = countByEvent(await settledExecutions(q.main, workflowId));
+    const perOriginal = originals.map((d) => counts.get(d.event.id) ?? 0);
+    const rrExecutions = rrDeliveries.reduce((n, d) => n + (counts.get(d.event.id) ?? 0), 0);
+    const processesUsed = new Set([...servedBy.values()].flatMap((s) => [...s]));
+    record('exactlyOnce', {
+      deliveries: K,
+      copiesEach: 4,
+      executions: perOriginal.reduce((a, b) => a + b, 0),
+      webhookProcessesUsed: processesUsed.size,
+      everyCopyOfADeliveryOnOneProcess: [...servedBy.values()].every((s) => s.size === 1),
+    });
+    record('roundRobinComparison', { deliveries: K, copiesEach: 3, executions: rrExecutions });
+    expect(perOriginal).toEqual(originals.map(() => 1));
+    expect([...servedBy.values()].every((s) => s.size === 1)).toBe(true);
+    expect(processesUsed.size).toBe(2);
+  });
+
+  it('static data: a duplicate stores its id (that call starts no execution); a delivery that ran once is not stored', async () => {
+    const recipients = await issue(8, 'seen-once');
+    seenOnce = recipients.map((r, i) => ({ event: eventFor(`whe_once_${i}`, r), deliveryId: `whd_once_${i}` }));
+    for (const d of seenOnce) expect((await deliver(subscriptionUrl, secret(), d.event, d.deliveryId)).status).toBe(200);
+    await settledExecutions(q.main, workflowId);
+    const stored: string[] = savedStaticData(q.postgres.port, workflowId)['node:Certificate Service Trigger']?.deliveryIds ?? [];
+    const originalsStored = originals.filter((d) => stored.includes(d.deliveryId)).length;
+    const onceStored = seenOnce.filter((d) => stored.includes(d.deliveryId)).length;
+    record('staticDataBeforeRestart', { duplicatedDeliveriesStored: `${originalsStored}/${originals.length}`, seenOnceStored: `${onceStored}/${seenOnce.length}` });
+    expect(onceStored).toBe(0); // n8n 2.41 does not save static data of a webhook() call that starts an execution
+    expect(originalsStored).toBe(originals.length);
+  });
+
+  it('after a restart of both webhook processes: stored ids still start nothing; an id seen only once runs again', async () => {
+    const before = (await allExecutions(q.main, workflowId, false)).length;
+    const t = Date.now();
+    await q.restartWebhooks();
+    record('webhookRestartSeconds', Math.round((Date.now() - t) / 100) / 10);
+    for (const d of originals) expect(JSON.parse((await deliver(subscriptionUrl, secret(), d.event, d.deliveryId)).body)).toMatchObject({ duplicate: true });
+    const afterOriginals = (await settledExecutions(q.main, workflowId)).length;
+    for (const d of seenOnce) await deliver(subscriptionUrl, secret(), d.event, d.deliveryId);
+    for (const d of seenOnce) await deliver(subscriptionUrl, secret(), d.event, d.deliveryId); // and once more
+    const after = (await settledExecutions(q.main, workflowId)).length;
+    record('afterWebhookRestart', {
+      duplicatedDeliveriesResent: originals.length,
+      newExecutionsFromDuplicated: afterOriginals - before,
+      seenOnceResentTwice: seenOnce.length,
+      newExecutionsFromSeenOnce: after - afterOriginals,
+    });
+    expect(afterOriginals - before).toBe(0);
+    // Where the guarantee stops: the first copy after the restart runs again, the next is caught.
+    expect(after - afterOriginals).toBe(seenOnce.length);
+  });
+
+  // ---- subscription lifecycle (checkExists / create / delete run in main) -----------------
+
+  const subscriptionRoutes = () => {
+    const byRoute = sb.controls.counters().requests.byRoute;
+    return Object.fromEntries(Object.entries(byRoute).filter(([route]) => route.includes('/webhooks/subscriptions')));
+  };
+
+  it('20 publish/unpublish cycles leave 0 subscriptions and never 2 at once', async () => {
+    await q.main.unpublish(workflowId);
+    expect(sb.controls.subscriptions(workspaceId)).toHaveLength(0);
+    sb.controls.resetCounters();
+    let most = 0;
+    for (let i = 0; i < 20; i++) {
+      await q.main.publish(workflowId);
+      most = Math.max(most, sb.controls.subscriptions(workspaceId).length);
+      await q.main.unpublish(workflowId);
+    }
+    const left = sb.controls.subscriptions(workspaceId).length;
+    record('publishUnpublishCycles', { cycles: 20, mostAtOnce: most, left, calls: subscriptionRoutes(), rateLimited: sb.controls.counters().rateLimited });
+    expect(most).toBe(1);
+    expect(left).toBe(0);
+  });
+
+  it('3 main restarts: no second subscription; what main calls at start-up; deliveries still run once', async () => {
+    await q.main.publish(workflowId);
+    const [sub] = sb.controls.subscriptions(workspaceId);
+    const perRestart: Array<Record<string, number>> = [];
+    for (let i = 0; i < 3; i++) {
+      sb.controls.resetCounters();
+      await q.main.restart();
+      await sleep(3_000); // let start-up activation finish
+      perRestart.push(subscriptionRoutes());
+      expect(sb.controls.subscriptions(workspaceId).map((s) => s.id)).toEqual([sub.id]);
+    }
+    record('mainRestarts', { restarts: 3, subscriptionCallsPerRestart: perRestart, subscriptions: sb.controls.subscriptions(workspaceId).length });
+    const [recipient] = await issue(1, 'after-main-restart');
+    const event = await waitForEvent(recipient.id);
+    const counts = countByEvent(await settledExecutions(q.main, workflowId));
+    expect(counts.get(event)).toBe(1);
+  });
+
+  it('checkExists adopts the service\'s subscription for its URL when the stored id is gone (no orphan, deliveries verify)', async () => {
+    const [sub] = sb.controls.subscriptions(workspaceId);
+    // The stored id is gone: static data wiped in the database (a restore, an import).
+    sql(q.postgres.port, `update workflow_entity set "staticData" = null where id = '${workflowId}'`);
+    await q.main.unpublish(workflowId); // delete() has no id: the subscription stays
+    expect(sb.controls.subscriptions(workspaceId).map((s) => s.id)).toEqual([sub.id]);
+    sb.controls.resetCounters();
+    await q.main.publish(workflowId);
+    const subs = sb.controls.subscriptions(workspaceId);
+    record('adoption', { subscriptionsAfterRepublish: subs.length, sameId: subs[0]?.id === sub.id, calls: subscriptionRoutes() });
+    expect(subs.map((s) => s.id)).toEqual([sub.id]);
+    // The rotated secret is the one n8n stored: a real delivery is accepted and runs once.
+    const [recipient] = await issue(1, 'adopted');
+    const event = await waitForEvent(recipient.id);
+    const counts = countByEvent(await settledExecutions(q.main, workflowId));
+    expect(counts.get(event)).toBe(1);
+  });
+
+  it('delete treats 404 as done: unpublishing after the subscription vanished succeeds and leaves 0', async () => {
+    const [sub] = sb.controls.subscriptions(workspaceId);
+    await core.deleteSubscription(sub.id);
+    await q.main.unpublish(workflowId);
+    expect(sb.controls.subscriptions(workspaceId)).toHaveLength(0);
+    expect(savedStaticData(q.postgres.port, workflowId)['node:Certificate Service Trigger']?.subscriptionId).toBeUndefined();
+    record('orphansAtEnd', sb.controls.subscriptions(workspaceId).length);
+  });
+
+  it('start-up on n8n\'s legacy activation path (N8N_USE_WORKFLOW_PUBLICATION_SERVICE=false): checkExists runs, finds the subscription, creates none', async () => {
+    await q.main.publish(workflowId);
+    const [sub] = sb.controls.subscriptions(workspaceId);
+    sb.controls.resetCounters();
+    await q.main.restart({ N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false' });
+    await sleep(3_000);
+    const calls = subscriptionRoutes();
+    record('mainRestartLegacyActivation', { calls, subscriptions: sb.controls.subscriptions(workspaceId).length });
+    expect(calls).toEqual({ 'GET /webhooks/subscriptions/:id': 1 });
+    expect(sb.controls.subscriptions(workspaceId).map((s) => s.id)).toEqual([sub.id]);
+  });
+
+  /** Waits until the sandbox delivered the event of `recipientId` successfully; returns the event id. */
+  async function waitForEvent(recipientId: string): Promise<string> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const event = sb.controls.events().find((e) => e.recipientId === recipientId && e.type === 'certificate.issued');
+      if (event && sb.controls.deliveries().some((d) => d.eventId === event.id && d.outcome === 'succeeded')) return event.id;
+      if (Date.now() > deadline) throw new Error(`no successful delivery for ${recipientId}`);
+      await sleep(200);
+    }
+  }
+});

@@ -1,0 +1,120 @@
+/**
+ * Helpers shared by the queue-mode suite and the queue benchmarks (P7, P8).
+ */
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
+import type { N8nInstance } from '../n8n/harness';
+import { postgresBinDir } from './services';
+
+export const TRIGGER = 'CUSTOM.certificateServiceTrigger';
+export const TRIGGER_NAME = 'Certificate Service Trigger';
+
+/** A workflow made of our trigger alone (every delivery it accepts is one execution). */
+export function triggerWorkflow(name: string, webhookId: string, credential: { id: string; name: string }, events = ['certificate.issued']) {
+  return {
+    name,
+    nodes: [
+      {
+        id: `trigger-${webhookId}`,
+        name: TRIGGER_NAME,
+        type: TRIGGER,
+        typeVersion: 1,
+        position: [0, 0],
+        webhookId,
+        parameters: { events, batch: { __rl: true, mode: 'list', value: '' } },
+        credentials: { certificateServiceApi: credential },
+      },
+    ],
+    connections: {},
+  };
+}
+
+export interface Sent {
+  status: number;
+  /** The upstream nginx proxied to (its X-Served-By header). */
+  servedBy: string;
+  body: string;
+}
+
+/** POSTs one signed copy of a delivery (a fresh `t`, as the service's retries are). */
+export async function deliver(url: string, secret: string, event: WebhookEvent, deliveryId: string): Promise<Sent> {
+  const body = JSON.stringify(event);
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'User-Agent': 'Service-Webhook/1',
+      'X-Service-Event': event.type,
+      'X-Service-Delivery': deliveryId,
+      ...signPayload(secret, body),
+    },
+    body,
+    signal: AbortSignal.timeout(60_000),
+  });
+  return { status: res.status, servedBy: res.headers.get('x-served-by') ?? '', body: await res.text() };
+}
+
+export interface ExecutionSummary {
+  id: number;
+  status: string;
+  /** The event id our trigger emitted (its item's `id`), when the execution has data. */
+  eventId: string | undefined;
+}
+
+/** Every execution of a workflow (all pages), with the event id each one ran for. */
+export async function allExecutions(n8n: N8nInstance, workflowId: string, includeData = true): Promise<ExecutionSummary[]> {
+  const out: ExecutionSummary[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const q = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250', ...(cursor ? { cursor } : {}) });
+    const page = await n8n.api<{ data: any[]; nextCursor?: string | null }>('GET', `/executions?${q}`);
+    for (const e of page.data) {
+      const item = e.data?.resultData?.runData?.[TRIGGER_NAME]?.[0]?.data?.main?.[0]?.[0]?.json;
+      out.push({ id: Number(e.id), status: e.status, eventId: typeof item?.id === 'string' ? item.id : undefined });
+    }
+    if (!page.nextCursor || page.data.length === 0) return out;
+    cursor = page.nextCursor;
+  }
+}
+
+/** Waits until no execution of the workflow is pending and the count held still for `quietMs`. */
+export async function settledExecutions(n8n: N8nInstance, workflowId: string, quietMs = 2_000, timeoutMs = 120_000): Promise<ExecutionSummary[]> {
+  const deadline = Date.now() + timeoutMs;
+  let last = -1;
+  let stableSince = Date.now();
+  for (;;) {
+    const list = await allExecutions(n8n, workflowId);
+    const pending = list.some((e) => ['new', 'running', 'waiting'].includes(e.status));
+    if (list.length !== last || pending) {
+      last = list.length;
+      stableSince = Date.now();
+    } else if (Date.now() - stableSince >= quietMs) {
+      return list;
+    }
+    if (Date.now() > deadline) throw new Error(`executions of ${workflowId} did not settle in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** Executions per event id. */
+export function countByEvent(list: ExecutionSummary[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const e of list) if (e.eventId) counts.set(e.eventId, (counts.get(e.eventId) ?? 0) + 1);
+  return counts;
+}
+
+/** Runs one SQL query against n8n's Postgres with Debian's psql; returns the unaligned output. */
+export function sql(postgresPort: number, query: string): string {
+  const res = spawnSync(path.join(postgresBinDir(), 'psql'), ['-h', '127.0.0.1', '-p', String(postgresPort), '-U', 'n8n', '-d', 'postgres', '-At', '-c', query], {
+    encoding: 'utf8',
+  });
+  if (res.status !== 0) throw new Error(`psql failed: ${res.stderr}`);
+  return res.stdout.trim();
+}
+
+/** The static data n8n has saved for a workflow (what every process reads per request). */
+export function savedStaticData(postgresPort: number, workflowId: string): Record<string, any> {
+  const text = sql(postgresPort, `select coalesce("staticData"::text, '{}') from workflow_entity where id = '${workflowId.replace(/'/g, "''")}'`);
+  return JSON.parse(text || '{}');
+}
