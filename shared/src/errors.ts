@@ -104,6 +104,16 @@ const AUTH_HINTS: Partial<Record<AnyErrorCode, string>> = {
   EXPIRED_API_KEY: `The API key has expired: create a new one under ${KEYS_PAGE} and put it in the connection (credential).`,
 };
 const DEFAULT_RATE_LIMIT = 120; // spec section 8: 120 requests per minute per API key
+const SUBSCRIPTION_LIMIT = 20; // spec section 8: webhook subscriptions per workspace
+
+/** Each trigger that is on holds one subscription, so a full workspace blocks the next trigger. */
+function subscriptionLimitHint(detail: Record<string, unknown>): string {
+  const limit = typeof detail.limit === 'number' ? detail.limit : SUBSCRIPTION_LIMIT;
+  return (
+    `A workspace holds at most ${limit} webhook subscriptions, and every trigger that is on uses one: each Zap that is on, each active n8n workflow, and each n8n trigger while it listens for a test event. ` +
+    'Turn off the triggers you no longer need. Subscriptions that no trigger owns any more (left by an n8n instance that moved or lost its database) are listed by "certsvc subscriptions list" and removed by "certsvc subscriptions delete <id>".'
+  );
+}
 
 export class CertificateServiceError extends Error {
   /** The service's stable code, or NETWORK_ERROR / TIMEOUT / UNKNOWN. */
@@ -163,6 +173,9 @@ export class CertificateServiceError extends Error {
     if (this.isAuthError) return AUTH_HINTS[this.code] ?? '';
     if (this.outcomeUnknown) {
       return 'It was not repeated, so nothing is applied twice. Check the batch before issuing again; issuing with "skip existing" on issues only what is missing.';
+    }
+    if (this.code === 'PLAN_LIMIT_EXCEEDED' && this.request?.method === 'POST' && this.request.path === '/webhooks/subscriptions') {
+      return subscriptionLimitHint(this.detail);
     }
     if (this.isRateLimited) {
       const wait = this.retryAfterSeconds !== undefined ? `in ${this.retryAfterSeconds} s` : 'in a minute';

@@ -117,7 +117,7 @@ describe('UX guidelines', () => {
 	});
 
 	it('operations returning certificates have Simplify, on by default; the node is usable as a tool', () => {
-		for (const operation of ['get', 'getMany', 'update', 'getByCertificateId', 'getByShareToken', 'findByEmail']) {
+		for (const operation of ['issue', 'get', 'getMany', 'update', 'getByCertificateId', 'getByShareToken', 'findByEmail']) {
 			const simplify = properties.find((p) => p.name === 'simplify' && p.displayOptions?.show?.operation?.includes(operation));
 			expect(simplify).toMatchObject({ type: 'boolean', default: true });
 		}

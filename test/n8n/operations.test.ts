@@ -145,7 +145,37 @@ describe('certificate', () => {
 				send: true,
 			},
 		});
-		expect(output).toEqual([{ json: { ...recipient(1, { name: 'Ada Lovelace' }), skipped: false }, pairedItem: { item: 0 } }]);
+		// Simplify is on by default: the ten fields, plus whether the item was skipped
+		const full = recipient(1, { name: 'Ada Lovelace' }) as Record<string, unknown>;
+		expect(output).toHaveLength(1);
+		expect(output[0].pairedItem).toEqual({ item: 0 });
+		expect(Object.keys(output[0].json).sort()).toEqual([...SIMPLE_FIELDS, 'skipped'].sort());
+		for (const key of SIMPLE_FIELDS) expect(output[0].json[key]).toEqual(full[key]);
+		expect(output[0].json.skipped).toBe(false);
+	});
+
+	it('issue with Simplify off returns the whole certificate, skipped ones included', async () => {
+		api()
+			.get(`${API}/batches/batch_1/recipients`)
+			.query({ limit: 100 })
+			.reply(200, { data: [recipient(9, { email: 'grace@example.com' })] });
+		api().post(`${API}/batches/batch_1/recipients`).reply(201, recipient(1, { name: 'Ada Lovelace' }));
+		const { output } = await run({
+			items: inputItems(2),
+			params: (i) => ({
+				resource: 'certificate',
+				operation: 'issue',
+				batch: rl('batch_1'),
+				name: ['Ada Lovelace', 'Grace'][i],
+				email: ['ada@example.com', 'GRACE@example.com'][i],
+				simplify: false,
+				options: { batchRequests: false },
+			}),
+		});
+		expect(output.map((o) => o.json)).toEqual([
+			{ ...recipient(1, { name: 'Ada Lovelace' }), skipped: false },
+			{ ...recipient(9, { email: 'grace@example.com' }), skipped: true },
+		]);
 	});
 
 	it('issue accepts the data as a JSON object', async () => {

@@ -157,6 +157,20 @@ describe('lifecycle', () => {
 		expect(hook.staticData.subscriptionId).toBe('sub_9');
 	});
 
+	it('create in a full workspace (20 subscriptions) fails with what to do, and stores nothing', async () => {
+		nock(BASE)
+			.post(`${API}/webhooks/subscriptions`)
+			.reply(403, apiError('PLAN_LIMIT_EXCEEDED', 'A workspace can hold at most 20 webhook subscriptions; delete one first.', { limit: 20 }));
+		const hook = fakeHook({ params: { events: EVENTS }, webhookUrl: TEST_URL, mode: 'manual' });
+		const error = await hooks.create.call(hook.context).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect((error as NodeApiError).message).toBe('A workspace can hold at most 20 webhook subscriptions; delete one first.');
+		expect((error as NodeApiError).description).toMatch(
+			/every trigger that is on uses one: each Zap that is on, each active n8n workflow, and each n8n trigger while it listens for a test event\. Turn off the triggers you no longer need/,
+		);
+		expect(hook.staticData.subscriptionId).toBeUndefined();
+	});
+
 	it('create reads a secret under another name (signingSecret)', async () => {
 		nock(BASE)
 			.post(`${API}/webhooks/subscriptions`)

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { signPayload } from '@certificate-service/sdk';
+import { CertificateServiceError, createClient, signPayload } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '../sandbox';
 import { CLI, ensureBuilt } from './built';
 
@@ -155,6 +155,7 @@ test('usage errors exit 2 before any request; a refused key or an unknown batch 
   const refused = await certsvc(['auth', '--api-key', bad], { CERTSVC_API_KEY: ws.apiKey });
   expect(refused.code).toBe(1);
   expect(refused.stderr).toMatch(/INVALID_API_KEY|invalid|API key/i);
+  expect(refused.stderr).toMatch(/\nThe API key is not recognized: check that the key .* was copied completely/); // the hint, on its own line
   expect(refused.stdout + refused.stderr).not.toContain(bad);
 
   const csv = writeCsv('one.csv', 'name,email\nA,a@example.com\n');
@@ -175,6 +176,31 @@ test('batches list, designs list', async () => {
   expect(JSON.parse(batches.stdout).map((b: { id: string }) => b.id)).toEqual([ws.batchId]);
   const designs = await certsvc(['designs', 'list'], { CERTSVC_API_KEY: ws.apiKey });
   expect(JSON.parse(designs.stdout).map((d: { id: string }) => d.id)).toEqual(expect.arrayContaining(['design_classic', 'design_modern', 'design_minimal']));
+});
+
+test('a full workspace (20 subscriptions): the error says what to do; subscriptions list and delete make room', async () => {
+  const ws = sb.controls.createWorkspace({ quota: 10 });
+  const client = createClient({ baseUrl: sb.baseUrl, apiKey: ws.apiKey });
+  const created = [];
+  for (let i = 0; i < 20; i++) created.push(await client.createSubscription({ url: `http://localhost:9/hook/${i}`, events: ['certificate.issued'] }));
+  const full = await client.createSubscription({ url: 'http://localhost:9/hook/new', events: ['certificate.issued'] }).catch((e: unknown) => e);
+  expect(full).toBeInstanceOf(CertificateServiceError);
+  expect((full as CertificateServiceError).code).toBe('PLAN_LIMIT_EXCEEDED');
+  expect((full as CertificateServiceError).hint).toMatch(/at most 20 webhook subscriptions, and every trigger that is on uses one/);
+  expect((full as CertificateServiceError).hint).toMatch(/certsvc subscriptions list.*certsvc subscriptions delete <id>/);
+
+  const listed = await certsvc(['subscriptions', 'list'], { CERTSVC_API_KEY: ws.apiKey });
+  expect(listed.code).toBe(0);
+  const subscriptions = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
+  expect(subscriptions.map((s) => s.id).sort()).toEqual(created.map((s) => s.id).sort());
+  expect(subscriptions[0]).toMatchObject({ url: expect.stringMatching(/^http:\/\/localhost:9\/hook\//), events: ['certificate.issued'] });
+  expect(listed.stdout).not.toMatch(/wh_sec_/); // a listing never shows a signing secret
+
+  const deleted = await certsvc(['subscriptions', 'delete', created[3].id], { CERTSVC_API_KEY: ws.apiKey });
+  expect(deleted.code).toBe(0);
+  expect(JSON.parse(deleted.stdout)).toMatchObject({ id: created[3].id, deleted: true });
+  expect(sb.controls.subscriptions(ws.workspaceId)).toHaveLength(19);
+  await expect(client.createSubscription({ url: 'http://localhost:9/hook/new', events: ['certificate.issued'] })).resolves.toMatchObject({ url: 'http://localhost:9/hook/new' });
 });
 
 describe('verify', () => {

@@ -71,6 +71,18 @@ export function program(result: { exitCode: number }): Command {
     .argument('<certificateId>', 'e.g. CERT-2026-000123-0001')
     .action(async (certificateId: string, _o, command: Command) => print(await client(command).getCertificate(certificateId)));
 
+  // A workspace holds at most 20 subscriptions; these find and remove the ones no trigger owns any more.
+  const subscriptions = cli.command('subscriptions').description('list or delete webhook subscriptions');
+  subscriptions
+    .command('list')
+    .description('every webhook subscription (id, url, events), as a JSON array')
+    .action(async (_o, command: Command) => print(await collect(client(command).iterateSubscriptions())));
+  subscriptions
+    .command('delete')
+    .description('delete a webhook subscription; the trigger that used it stops receiving events')
+    .argument('<subscriptionId>', 'e.g. whs_… (see certsvc subscriptions list)')
+    .action(async (subscriptionId: string, _o, command: Command) => print(await client(command).deleteSubscription(subscriptionId)));
+
   cli
     .command('verify')
     .description('check a webhook delivery read from stdin, as a receiver would')
@@ -98,7 +110,7 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (error instanceof CertificateServiceError) {
-      process.stderr.write(`certsvc: ${error.message}\n`);
+      process.stderr.write(`certsvc: ${error.message}\n${error.hint ? `${error.hint}\n` : ''}`);
       // Refused before sending (status 0, bad input) is a usage error; anything the service said is not.
       return error.code === 'VALIDATION_ERROR' && error.status === 0 ? 2 : 1;
     }

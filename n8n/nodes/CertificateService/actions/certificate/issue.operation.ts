@@ -5,7 +5,8 @@ import { validationError } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, IssueItem } from '@certificate-service/sdk/core';
 import { forEachItemBatched, type ItemOutcome } from '../../helpers/items';
 import { locatorValue, readData, stringParam } from '../../helpers/params';
-import { batchLocator, dataFieldsProperties } from '../common.descriptions';
+import { batchLocator, dataFieldsProperties, simplifyField } from '../common.descriptions';
+import { simplifyRecipient } from './recipient';
 
 const properties: INodeProperties[] = [
 	batchLocator,
@@ -44,6 +45,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to skip an item whose email (ignoring letter case) already has a certificate in the batch, or came earlier in this run. The batch is read once per run, 100 certificates a page. Skipped items output the existing certificate with "skipped": true, so running a failed execution again issues only what is missing.',
 	},
+	simplifyField,
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -71,6 +73,7 @@ interface IssueRequest {
 	item: IssueItem;
 	skipExisting: boolean;
 	batchRequests: boolean;
+	simplify: boolean;
 }
 
 /** One item's parameters, as given: the core validates and normalises them on the way out. */
@@ -86,6 +89,7 @@ function readRequest(context: IExecuteFunctions, itemIndex: number): IssueReques
 		},
 		skipExisting: context.getNodeParameter('skipExisting', itemIndex, true) as boolean,
 		batchRequests: options.batchRequests !== false,
+		simplify: context.getNodeParameter('simplify', itemIndex, true) as boolean,
 	};
 }
 
@@ -143,9 +147,11 @@ export async function execute(
 				requests.map((r) => r.item),
 				{ skipExisting, bulk, stopOnInvalid: stop, stopOnError: stop },
 			);
-			return outcomes.map((o) =>
-				o.ok ? { ok: true, result: { ...o.recipient, skipped: o.skipped === true } } : { ok: false, error: o.error },
-			);
+			return outcomes.map((o, k) => {
+				if (!o.ok) return { ok: false, error: o.error };
+				const recipient = requests[k].simplify ? simplifyRecipient(o.recipient) : (o.recipient as unknown as IDataObject);
+				return { ok: true, result: { ...recipient, skipped: o.skipped === true } };
+			});
 		},
 		{ summarise: (outcomes) => summarise(outcomes, this.getInputData().length) },
 	);
