@@ -23,6 +23,7 @@ export class CertificateServiceApi implements ICredentialType {
 		dark: 'file:../icons/certificateService.dark.svg',
 	};
 
+	// The build stamps publisher.json's docs link over this literal (n8n's lint wants a literal here).
 	documentationUrl =
 		'https://github.com/certificate-service/certificate-service-connectors/tree/main/n8n#credentials';
 

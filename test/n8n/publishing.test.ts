@@ -38,13 +38,15 @@ describe('.github/workflows/publish.yml', () => {
 		expect(runs).toContain('npm ci');
 	});
 
-	it('checks the tag, builds, lints, then publishes n8n/ with --provenance, in that order', () => {
+	it('checks the tag and the publisher identity, builds, lints, then publishes n8n/ with --provenance, in that order', () => {
 		const check = stepIndex(/release\.mjs --check "\$\{GITHUB_REF_NAME\}"/);
+		const identity = stepIndex(/^npm run release:check$/);
 		const build = stepIndex(/^npm run build -w n8n$/);
 		const lint = stepIndex(/^npm run lint -w n8n$/);
 		const publish = stepIndex(/^npm publish --provenance --access public -w n8n$/);
-		expect([check, build, lint, publish].every((i) => i > stepIndex(/^npm ci$/))).toBe(true);
-		expect(check).toBeLessThan(build);
+		expect([check, identity, build, lint, publish].every((i) => i > stepIndex(/^npm ci$/))).toBe(true);
+		expect(check).toBeLessThan(identity);
+		expect(identity).toBeLessThan(build);
 		expect(build).toBeLessThan(lint);
 		expect(lint).toBeLessThan(publish);
 		// n8n-node prerelease (prepublishOnly) lets a publish through only in release mode
@@ -53,9 +55,9 @@ describe('.github/workflows/publish.yml', () => {
 });
 
 describe('release scripts', () => {
-	it('a plain npm publish is refused by n8n-node prerelease; release lints, builds and tags', () => {
+	it('a plain npm publish is refused by n8n-node prerelease; release lints, checks the publisher identity (building), and tags', () => {
 		expect(pkg.scripts.prepublishOnly).toBe('n8n-node prerelease');
-		expect(pkg.scripts.release).toBe('n8n-node lint && npm run build && node scripts/release.mjs');
+		expect(pkg.scripts.release).toBe('n8n-node lint && npm --prefix .. run release:check && node scripts/release.mjs');
 	});
 
 	it('n8n-node prerelease fails outside release mode and passes in it', async () => {

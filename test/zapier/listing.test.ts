@@ -2,6 +2,7 @@
 // `zapier-platform promote` sends as release notes (parsed here by the CLI's own reader),
 // the publish steps in the README, and output items a user maps in the editor (no null in
 // a field declared `datetime`; failed and viewed list items carry error / viewer).
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { api, app, recipient, run, setupNock } from './mock-api';
@@ -57,13 +58,19 @@ describe('CHANGELOG.md', () => {
 describe('README publish steps', () => {
   const readme = fs.readFileSync(path.join(APP_DIR, 'README.md'), 'utf8');
 
-  it('register with description, homepage and category, then push, promote and migrate this version', () => {
-    const register = /npx zapier-platform register "Certificate Service"[^\n]*(\n\s+--[^\n]*)*/.exec(readme)?.[0] ?? '';
-    for (const flag of ['--desc', '--url', '--category']) expect(register).toContain(flag);
-    const desc = /--desc "([^"]+)"/.exec(register)?.[1] ?? '';
-    expect(desc.length).toBeGreaterThan(0);
-    expect(desc.length).toBeLessThanOrEqual(140); // the CLI's MAX_DESCRIPTION_LENGTH
-    const order = ['zapier-platform register', 'zapier-platform push', `zapier-platform promote ${version}`, `zapier-platform migrate 0.1.0 ${version}`];
+  it('register with description, homepage and category (from publisher.json), then push, promote and migrate this version', () => {
+    const publisher = JSON.parse(fs.readFileSync(path.join(APP_DIR, '..', 'publisher.json'), 'utf8'));
+    const printed = spawnSync(process.execPath, [path.join(APP_DIR, 'scripts', 'register.js'), '--print'], { encoding: 'utf8' });
+    expect(printed.status).toBe(0);
+    const command: string[] = JSON.parse(printed.stdout);
+    const flag = (name: string) => command[command.indexOf(name) + 1];
+    expect(command.slice(0, 3)).toEqual(['zapier-platform', 'register', publisher.name]);
+    expect(flag('--desc')).toBe(publisher.description);
+    expect(flag('--url')).toBe(publisher.homepage);
+    expect(flag('--category')).toBe('education');
+    expect(publisher.description.length).toBeGreaterThan(0);
+    expect(publisher.description.length).toBeLessThanOrEqual(140); // the CLI's MAX_DESCRIPTION_LENGTH
+    const order = ['npm run release:check', 'npm run register', 'zapier-platform push', `zapier-platform promote ${version}`, `zapier-platform migrate 0.1.0 ${version}`];
     const at = order.map((step) => readme.indexOf(step));
     expect(at.every((i) => i >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);

@@ -13,9 +13,21 @@
 //    npm workspace the packages are hoisted to the repo root, outside the app folder,
 //    where `includeInBuild` in .zapierapprc cannot reach, so the files are listed as
 //    requires that esbuild follows but that never run.
+//
+// 3. package.json's homepage, author, repository and bugs, stamped from ../publisher.json
+//    (the app's docs link is bundled from the same file).
 const fs = require('node:fs');
 const path = require('node:path');
 const esbuild = require('esbuild');
+const { PUBLISHER_FILE, stampPackageJson } = require('../../release/publisher');
+
+// The app imports ../publisher.json; bundle the file release/publisher.js reads (CERTSVC_PUBLISHER may name another).
+const publisherFile = {
+  name: 'publisher-file',
+  setup(build) {
+    build.onResolve({ filter: /[\\/]publisher\.json$/ }, () => ({ path: PUBLISHER_FILE() }));
+  },
+};
 
 const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist');
@@ -88,10 +100,12 @@ async function main() {
     format: 'cjs',
     target: 'node22', // Zapier runs CLI apps on Node 22
     external: ['zapier-platform-core'],
+    plugins: [publisherFile],
     legalComments: 'none',
     logLevel: 'warning',
   });
   writeBuildIncludes(moduleSyncFiles());
+  stampPackageJson('zapier');
 }
 
 main().catch((error) => {

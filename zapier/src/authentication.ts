@@ -1,8 +1,9 @@
 import type { Authentication } from 'zapier-platform-core';
+import publisher from '../../publisher.json';
 import { withClient } from './lib/client';
 
-/** Where the README explains how to create an API key. */
-export const AUTH_DOCS_URL = 'https://github.com/certificate-service/certificate-service-connectors/tree/main/zapier#authentication';
+/** Where the README explains how to create an API key (publisher.json, bundled in by the build). */
+export const AUTH_DOCS_URL = `${publisher.docsUrl}/zapier#authentication`;
 
 export default {
   type: 'custom',

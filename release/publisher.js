@@ -1,0 +1,101 @@
+// The publisher's identity lives in one file, publisher.json at the repository root. The
+// builds stamp it into the n8n package, the Zapier app and the SDK (package.json fields,
+// documentation links); `npm run release:check` (release/check.js) refuses placeholders.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const FILE = path.join(ROOT, 'publisher.json');
+const FIELDS = ['name', 'description', 'author', 'supportEmail', 'homepage', 'repository', 'docsUrl'];
+const URL_FIELDS = ['homepage', 'repository', 'docsUrl'];
+
+/** publisher.json, or the file named by CERTSVC_PUBLISHER (tests, a fork's own identity). */
+const PUBLISHER_FILE = () => path.resolve(process.env.CERTSVC_PUBLISHER || FILE);
+
+function readPublisher(file = PUBLISHER_FILE()) {
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+// Reserved names (RFC 2606/6761) and the fill-me-in words people leave behind.
+const PLACEHOLDER_HOST = /(^|\.)(example\.(com|org|net)|example|test|invalid|localhost)$/i;
+const PLACEHOLDER_TEXT = /\b(todo|tbd|changeme|lorem)\b|your[-_ ]|<[^>]*>|xxx/i;
+
+/** Each field's problem, as `"field" ...`; empty when the identity can be published. */
+function publisherProblems(publisher) {
+  const problems = [];
+  for (const field of FIELDS) {
+    const value = publisher[field];
+    if (typeof value !== 'string' || !value.trim()) {
+      problems.push(`"${field}" is missing`);
+      continue;
+    }
+    if (PLACEHOLDER_TEXT.test(value)) problems.push(`"${field}" is a placeholder (${value})`);
+    else if (URL_FIELDS.includes(field)) {
+      let url;
+      try {
+        url = new URL(value);
+      } catch {
+        problems.push(`"${field}" is not a URL (${value})`);
+        continue;
+      }
+      if (url.protocol !== 'https:') problems.push(`"${field}" must use https:// (${value})`);
+      else if (PLACEHOLDER_HOST.test(url.hostname)) problems.push(`"${field}" is a placeholder (${value})`);
+      else if (value.endsWith('/')) problems.push(`"${field}" must not end with "/" (${value})`);
+    } else if (field === 'supportEmail') {
+      const domain = /^[^\s@]+@([^\s@]+\.[^\s@]+)$/.exec(value)?.[1];
+      if (!domain) problems.push(`"${field}" is not an email address (${value})`);
+      else if (PLACEHOLDER_HOST.test(domain)) problems.push(`"${field}" is a placeholder (${value})`);
+    }
+  }
+  return problems;
+}
+
+/** A documentation link of one package, e.g. docsLink(p, 'n8n', 'credentials'). */
+function docsLink(publisher, dir, anchor) {
+  return `${publisher.docsUrl}/${dir}#${anchor}`;
+}
+
+/** The n8n codex files (dist-relative) and the README section each links to as its primary docs. */
+const N8N_CODEX_DOCS = {
+  'nodes/CertificateService/CertificateService.node.json': 'readme',
+  'nodes/CertificateServiceTrigger/CertificateServiceTrigger.node.json': 'trigger',
+};
+
+/** A codex file's `resources`: the credential's and the node's documentation links. */
+function codexResources(publisher, anchor) {
+  return {
+    credentialDocumentation: [{ url: docsLink(publisher, 'n8n', 'credentials') }],
+    primaryDocumentation: [{ url: docsLink(publisher, 'n8n', anchor) }],
+  };
+}
+
+/** The package.json fields that carry the identity, for the package in folder `dir`. */
+function packageFields(publisher, dir) {
+  return {
+    homepage: docsLink(publisher, dir, 'readme'),
+    author: { name: publisher.author, email: publisher.supportEmail },
+    repository: { type: 'git', url: `git+${publisher.repository}.git`, directory: dir },
+    bugs: { url: `${publisher.repository}/issues`, email: publisher.supportEmail },
+  };
+}
+
+/** Writes those fields into `<dir>/package.json` (other keys and their order kept); true if it changed. */
+function stampPackageJson(dir, publisher = readPublisher(), root = ROOT) {
+  const file = path.join(root, dir, 'package.json');
+  const before = fs.readFileSync(file, 'utf8');
+  const pkg = JSON.parse(before);
+  Object.assign(pkg, packageFields(publisher, dir));
+  const after = `${JSON.stringify(pkg, null, 2)}\n`;
+  if (after === before) return false;
+  fs.writeFileSync(file, after);
+  return true;
+}
+
+module.exports = { ROOT, FIELDS, PUBLISHER_FILE, N8N_CODEX_DOCS, readPublisher, publisherProblems, docsLink, codexResources, packageFields, stampPackageJson };
+
+// `node release/publisher.js <dir>`: stamp one package's package.json (its build runs this).
+if (require.main === module) {
+  const dir = process.argv[2];
+  if (!dir) throw new Error('usage: node release/publisher.js <package folder>');
+  if (stampPackageJson(dir)) console.log(`stamped ${dir}/package.json from publisher.json`);
+}

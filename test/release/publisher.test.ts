@@ -1,0 +1,132 @@
+// The publisher's identity: one file (publisher.json), stamped into the n8n package, the
+// Zapier app and the SDK by their builds (run by `npm test` before jest), and
+// `npm run release:check` refusing placeholders and unstamped builds.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const release = require('../../release/publisher.js') as {
+  ROOT: string;
+  FIELDS: string[];
+  N8N_CODEX_DOCS: Record<string, string>;
+  readPublisher(file?: string): Record<string, string>;
+  publisherProblems(p: Record<string, unknown>): string[];
+  docsLink(p: Record<string, string>, dir: string, anchor: string): string;
+  codexResources(p: Record<string, string>, anchor: string): unknown;
+  packageFields(p: Record<string, string>, dir: string): Record<string, unknown>;
+  stampPackageJson(dir: string, p: Record<string, string>, root: string): boolean;
+};
+
+const ROOT = release.ROOT;
+const publisher = release.readPublisher(path.join(ROOT, 'publisher.json'));
+const real = {
+  name: 'Certificate Service',
+  description: 'Issue and look up certificates.',
+  author: 'Acme Certificates Ltd',
+  supportEmail: 'support@acme-certificates.io',
+  homepage: 'https://acme-certificates.io',
+  repository: 'https://github.com/acme/certificate-service-connectors',
+  docsUrl: 'https://docs.acme-certificates.io/connectors',
+};
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'publisher-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function check(publisherFile?: string) {
+  const env = { ...process.env, ...(publisherFile ? { CERTSVC_PUBLISHER: publisherFile } : {}) };
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'release', 'check.js')], { cwd: ROOT, env, encoding: 'utf8' });
+  return { status: result.status, lines: result.stdout.trim().split('\n') };
+}
+
+describe('publisherProblems', () => {
+  it('accepts a complete identity', () => {
+    expect(release.publisherProblems(real)).toEqual([]);
+  });
+
+  it.each([
+    ['supportEmail', 'connectors@example.com', /"supportEmail" is a placeholder/],
+    ['supportEmail', 'help@acme.test', /"supportEmail" is a placeholder/],
+    ['supportEmail', 'not an email', /"supportEmail" is not an email address/],
+    ['homepage', 'https://certificates.example.com', /"homepage" is a placeholder/],
+    ['homepage', 'https://example.org', /"homepage" is a placeholder/],
+    ['homepage', 'http://acme-certificates.io', /"homepage" must use https:\/\//],
+    ['docsUrl', 'https://docs.acme-certificates.io/', /"docsUrl" must not end with "\/"/],
+    ['repository', 'https://github.com/<owner>/<repo>', /"repository" is a placeholder/],
+    ['author', 'TODO', /"author" is a placeholder/],
+    ['author', 'Your Company', /"author" is a placeholder/],
+    ['description', '', /"description" is missing/],
+  ])('names %s = %p', (field, value, problem) => {
+    const problems = release.publisherProblems({ ...real, [field]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(problem);
+  });
+});
+
+describe('the builds stamp publisher.json', () => {
+  it('into each package.json: homepage, author, repository and bugs', () => {
+    for (const dir of ['n8n', 'zapier', 'shared']) {
+      const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, dir, 'package.json'), 'utf8'));
+      expect(pkg).toMatchObject(release.packageFields(publisher, dir));
+      expect(pkg.author).toEqual({ name: publisher.author, email: publisher.supportEmail });
+    }
+  });
+
+  it('into the n8n credential (as n8n loads it) and the codex files', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { CertificateServiceApi } = require(path.join(ROOT, 'n8n/dist/credentials/CertificateServiceApi.credentials.js'));
+    expect(new CertificateServiceApi().documentationUrl).toBe(`${publisher.docsUrl}/n8n#credentials`);
+    for (const [codex, anchor] of Object.entries(release.N8N_CODEX_DOCS)) {
+      const json = JSON.parse(fs.readFileSync(path.join(ROOT, 'n8n/dist', codex), 'utf8'));
+      expect(json.resources.primaryDocumentation[0].url).toBe(`${publisher.docsUrl}/n8n#${anchor}`);
+      expect(json.resources.credentialDocumentation[0].url).toBe(`${publisher.docsUrl}/n8n#credentials`);
+    }
+  });
+
+  it('into the Zapier app (as Zapier loads it): the API key help links to the docs', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const app = require(path.join(ROOT, 'zapier/index.js'));
+    const apiKey = app.authentication.fields.find((f: { key: string }) => f.key === 'apiKey');
+    expect(apiKey.helpText).toContain(`(${publisher.docsUrl}/zapier#authentication)`);
+  });
+
+  it('stamping a package.json sets the four fields, keeps every other key in its place, and is idempotent', () => {
+    const dir = path.join(tmp, 'pkg');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'x', version: '1.0.0', homepage: 'https://old.example.com', scripts: { build: 'b' } }));
+    expect(release.stampPackageJson('pkg', real, tmp)).toBe(true);
+    const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    expect(Object.keys(pkg)).toEqual(['name', 'version', 'homepage', 'scripts', 'author', 'repository', 'bugs']);
+    expect(pkg).toMatchObject({
+      homepage: 'https://docs.acme-certificates.io/connectors/pkg#readme',
+      author: { name: 'Acme Certificates Ltd', email: 'support@acme-certificates.io' },
+      repository: { type: 'git', url: 'git+https://github.com/acme/certificate-service-connectors.git', directory: 'pkg' },
+      bugs: { url: 'https://github.com/acme/certificate-service-connectors/issues', email: 'support@acme-certificates.io' },
+    });
+    expect(release.stampPackageJson('pkg', real, tmp)).toBe(false);
+  });
+});
+
+describe('release/check.js (npm run release:check without its build)', () => {
+  it("on this repository: fails exactly while publisher.json holds placeholders, and finds every build stamped", () => {
+    const { status, lines } = check();
+    const expected = release.publisherProblems(publisher).map((p) => `publisher.json: ${p}`);
+    expect(lines.slice(0, -1)).toEqual(expected);
+    expect(status).toBe(expected.length ? 1 : 0);
+    // Today's file still has the example.com placeholders; the publisher fills them in.
+    expect(expected.join('\n')).toMatch(/"supportEmail" is a placeholder \(connectors@example\.com\)/);
+  });
+
+  it('with a complete identity that the builds have not stamped yet: names each package that does not carry it', () => {
+    const file = path.join(tmp, 'publisher.json');
+    fs.writeFileSync(file, JSON.stringify(real));
+    const { status, lines } = check(file);
+    expect(status).toBe(1);
+    expect(lines.filter((l) => l.startsWith('publisher.json'))).toEqual([]);
+    for (const dir of ['n8n', 'zapier', 'shared']) expect(lines).toContain(`${dir}/package.json: "author" is not stamped from publisher.json`);
+    expect(lines).toContain('n8n/dist/credentials/CertificateServiceApi.credentials.js: documentationUrl is not stamped');
+    expect(lines).toContain('n8n/dist/nodes/CertificateService/CertificateService.node.json: documentation links are not stamped');
+    expect(lines).toContain('zapier/dist/index.js: the authentication help link is not stamped');
+    expect(lines.at(-1)).toMatch(/^release:check: \d+ problem\(s\); fill in publisher.json, then npm run build$/);
+  });
+});
