@@ -7,7 +7,11 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { normaliseBaseUrl, parseSecureUrl } from '@certificate-service/sdk/core';
+import { CertificateServiceError, normaliseBaseUrl, parseSecureUrl } from '@certificate-service/sdk/core';
+import type { ErrorCode } from '@certificate-service/sdk/core';
+
+/** What to do about a refused test, in the core's words (n8n would show only "Unauthorized"). */
+const hintFor = (code: ErrorCode, status: number) => new CertificateServiceError({ code, status, message: '' }).hint;
 
 /**
  * The workspace API key and the service's base URL. The key implies the workspace
@@ -86,5 +90,18 @@ export class CertificateServiceApi implements ICredentialType {
 			url: '/auth',
 			method: 'POST',
 		},
+		// n8n shows a rule's message when the test's status matches; otherwise only the status text.
+		rules: [
+			{ type: 'responseCode', properties: { value: 401, message: hintFor('INVALID_API_KEY', 401) } },
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message:
+						'No Certificate Service API answered at this Base URL: use the API address of your service, e.g. https://certificates.example.com/api/v1.',
+				},
+			},
+			{ type: 'responseCode', properties: { value: 429, message: hintFor('RATE_LIMITED', 429) } },
+		],
 	};
 }

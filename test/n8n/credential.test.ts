@@ -8,6 +8,7 @@
  */
 import type { IHttpRequestOptions } from 'n8n-workflow';
 
+import { CertificateServiceError } from '@certificate-service/sdk/core';
 import { CertificateServiceApi } from '../../n8n/credentials/CertificateServiceApi.credentials';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { fakeExecute } from './fake-context';
@@ -82,6 +83,16 @@ describe('credential test and authenticate', () => {
 		expect(out.url).toBe('https://certs.example.com/api/v1/designs');
 		expect(out.baseURL).toBeUndefined();
 		await expect(authenticate('https://certs.example.com', { url: 'http://evil.example.com/x' })).rejects.toThrow(/"url".*https/);
+	});
+
+	it("a refused test shows the core's hint for 401 and 429, and names the Base URL for 404", () => {
+		const rules = (credential.test.rules ?? []) as Array<{ type: string; properties: { value: number; message: string } }>;
+		expect(rules.every((r) => r.type === 'responseCode')).toBe(true);
+		const message = (status: number) => rules.find((r) => r.properties.value === status)?.properties.message;
+		expect(message(401)).toBe(new CertificateServiceError({ code: 'INVALID_API_KEY', status: 401, message: '' }).hint);
+		expect(message(401)).toMatch(/^The API key is not recognized: .*Settings → API keys/);
+		expect(message(429)).toMatch(/^The rate limit was reached: the service allows 120 requests per minute per API key/);
+		expect(message(404)).toMatch(/Base URL.*\/api\/v1/);
 	});
 
 	it('never puts the key in an error', async () => {

@@ -81,8 +81,8 @@ describe('n8n/examples in a real n8n 2.41.1', () => {
 	}, 60_000);
 
 	/** Saves a credential and runs n8n's credential test on it, as the editor's "Test" does. */
-	async function savedAndTested(name: string, baseUrl: string) {
-		const data = { apiKey: sb!.apiKey, baseUrl };
+	async function savedAndTested(name: string, baseUrl: string, apiKey = sb!.apiKey) {
+		const data = { apiKey, baseUrl };
 		const created = await n8n!.createCredential('certificateServiceApi', name, data);
 		const result = await n8n!.rest('POST', '/credentials/test', {
 			credentials: { id: created.id, name, type: 'certificateServiceApi', data },
@@ -101,6 +101,18 @@ describe('n8n/examples in a real n8n 2.41.1', () => {
 		const bad = await savedAndTested('Certificate Service (clear text)', 'http://certificates.example.com/api/v1');
 		expect(bad.result).toEqual({ status: 'Error', message: expect.stringMatching(/"baseUrl".*must use https:\/\//) });
 		expect(JSON.stringify(bad.result)).not.toContain(sb!.apiKey);
+	});
+
+	it("a refused test says what to do (the credential's rules), not just n8n's status text", async () => {
+		const wrongKey = 'sk_live_not_a_key_of_this_workspace_77';
+		const refused = await savedAndTested('Certificate Service (wrong key)', `${sb!.url}/api/v1`, wrongKey);
+		expect(refused.result).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/^The API key is not recognized: check that the key in the connection \(credential\) was copied completely/),
+		});
+		const elsewhere = await savedAndTested('Certificate Service (wrong path)', `${sb!.url}/not-the-api/api/v1`);
+		expect(elsewhere.result).toEqual({ status: 'Error', message: expect.stringMatching(/^No Certificate Service API answered at this Base URL/) });
+		for (const r of [refused, elsewhere]) expect(JSON.stringify(r.result)).not.toMatch(/sk_live_/);
 	});
 
 	/** Runs a saved workflow; on failure, says why. */
