@@ -104,6 +104,10 @@ describe('app definition', () => {
       expect(op.noun).not.toBe('Recipient');
     }
     expect(app.searchOrCreates.find_recipient.display.label).toBe('Find or Issue Certificate');
+    // the certificate picker has the n8n node's name for the same field; its key is unchanged
+    const pickers = visible.flatMap((op) => (op.operation.inputFields ?? []).filter((f: { key?: string }) => f.key === 'recipient_id'));
+    expect(pickers).toHaveLength(3);
+    for (const field of pickers) expect(field.label).toBe('Certificate');
   });
 
   const inputFields = (op: Record<string, any>): Array<Record<string, unknown>> => op.operation.inputFields ?? [];

@@ -42,7 +42,7 @@ const FIELD_LABELS: Record<string, string> = {
   name: 'Recipient Name',
   email: 'Recipient Email',
   data: 'Certificate Variables',
-  recipientId: 'Recipient ID',
+  recipientId: 'Certificate',
   certificateId: 'Certificate ID',
   shareToken: 'Share Token',
   recipients: 'Recipients',

@@ -41,7 +41,7 @@ export const batchField = {
  */
 export const recipientField = {
   key: 'recipient_id',
-  label: 'Recipient ID',
+  label: 'Certificate', // the n8n node's name for the same field (one vocabulary); the key stays
   required: true,
   dynamic: 'recipient_list.id.label',
   search: 'find_recipient.id',
