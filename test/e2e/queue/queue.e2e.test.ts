@@ -274,6 +274,55 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
     expect(sb.controls.subscriptions(workspaceId).map((s) => s.id)).toEqual([sub.id]);
   });
 
+  it('start-up storm on the legacy path: with the workspace full (20 published triggers), a restart checks each once; with all 20 gone, it re-creates each once (3 calls each); 0 answered 429', async () => {
+    // Publishing goes through the publication service (the default), so turn it back on first.
+    await q.main.restart({ N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true' });
+    // 19 more published trigger workflows: with the one above, the workspace's limit of 20.
+    const storm: string[] = [];
+    for (let i = 0; i < 19; i++) {
+      const wf = await q.main.createWorkflow(triggerWorkflow(`Storm ${i}`, `queue-storm-${i}`, credential));
+      await q.main.publish(wf.id);
+      storm.push(wf.id);
+    }
+    expect(sb.controls.subscriptions(workspaceId)).toHaveLength(20);
+
+    sb.controls.resetCounters();
+    await q.main.restart({ N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false' });
+    await quiet(); // n8n activates the workflows one after another, past its readiness
+    const allThere = { calls: subscriptionRoutes(), rateLimited: sb.controls.counters().rateLimited };
+    expect(allThere.calls).toEqual({ 'GET /webhooks/subscriptions/:id': 20 });
+    expect(allThere.rateLimited).toBe(0);
+
+    // Every subscription deleted behind n8n's back: each trigger finds its own gone and subscribes again.
+    for (const sub of sb.controls.subscriptions(workspaceId)) await core.deleteSubscription(sub.id);
+    sb.controls.resetCounters();
+    await q.main.restart({ N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false' });
+    await quiet();
+    const allGone = { calls: subscriptionRoutes(), rateLimited: sb.controls.counters().rateLimited, subscriptions: sb.controls.subscriptions(workspaceId).length };
+    record('startupStormLegacyActivation', { triggers: 20, allThere, allGone });
+    // each: its stored id 404s, a list looks for one to adopt (none), then it subscribes
+    expect(allGone.calls).toEqual({ 'GET /webhooks/subscriptions/:id': 20, 'GET /webhooks/subscriptions': 20, 'POST /webhooks/subscriptions': 20 });
+    expect(allGone.rateLimited).toBe(0);
+    expect(new Set(sb.controls.subscriptions(workspaceId).map((s) => s.url)).size).toBe(20);
+
+    await q.main.restart({ N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true' });
+    for (const id of storm) await q.main.unpublish(id);
+    expect(sb.controls.subscriptions(workspaceId)).toHaveLength(1);
+  });
+
+  /** Waits until no subscription call has come for 5 s (at most 90 s). */
+  async function quiet(): Promise<void> {
+    const total = () => Object.values(subscriptionRoutes()).reduce((n, c) => n + c, 0);
+    const deadline = Date.now() + 90_000;
+    let last = -1;
+    while (Date.now() < deadline) {
+      const now = total();
+      if (now === last) return;
+      last = now;
+      await sleep(5_000);
+    }
+  }
+
   /** Waits until the sandbox delivered the event of `recipientId` successfully; returns the event id. */
   async function waitForEvent(recipientId: string): Promise<string> {
     const deadline = Date.now() + 30_000;
