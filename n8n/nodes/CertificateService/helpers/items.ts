@@ -1,5 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import type { CertificateServiceClient } from '@certificate-service/sdk/core';
+
 import { errorJson, toNodeError } from './errors';
 
 export type ItemResult = IDataObject | IDataObject[];
@@ -48,6 +50,21 @@ export async function forEachItem(
 			return outcomes;
 		},
 	);
+}
+
+/**
+ * An operation's `execute` for operations that handle each input item on its own:
+ * `handle` runs once per item, through forEachItem.
+ */
+export function perItem(
+	handle: (context: IExecuteFunctions, client: CertificateServiceClient, itemIndex: number) => Promise<ItemResult>,
+) {
+	return async function execute(
+		this: IExecuteFunctions,
+		client: CertificateServiceClient,
+	): Promise<INodeExecutionData[]> {
+		return await forEachItem(this, async (itemIndex) => await handle(this, client, itemIndex));
+	};
 }
 
 /**

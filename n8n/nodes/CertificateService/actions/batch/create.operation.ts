@@ -1,13 +1,7 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { CertificateServiceClient } from '@certificate-service/sdk/core';
-import { forEachItem } from '../../helpers/items';
+import { perItem } from '../../helpers/items';
 import { locatorValue, stringParam } from '../../helpers/params';
 import { designLocator } from '../common.descriptions';
 
@@ -29,13 +23,8 @@ const displayOptions = { show: { resource: ['batch'], operation: ['create'] } };
 export const description = updateDisplayOptions(displayOptions, properties);
 
 /** POST /batches: the batch starts as active. */
-export async function execute(
-	this: IExecuteFunctions,
-	client: CertificateServiceClient,
-): Promise<INodeExecutionData[]> {
-	return await forEachItem(this, async (itemIndex) => {
-		const title = stringParam(this, 'title', itemIndex);
-		const designId = locatorValue(this, 'design', itemIndex);
-		return (await client.createBatch({ title, designId })) as IDataObject;
-	});
-}
+export const execute = perItem(async (context, client, itemIndex) => {
+	const title = stringParam(context, 'title', itemIndex);
+	const designId = locatorValue(context, 'design', itemIndex);
+	return (await client.createBatch({ title, designId })) as IDataObject;
+});

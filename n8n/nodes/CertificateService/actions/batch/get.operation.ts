@@ -1,13 +1,7 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { CertificateServiceClient } from '@certificate-service/sdk/core';
-import { forEachItem } from '../../helpers/items';
+import { perItem } from '../../helpers/items';
 import { locatorValue } from '../../helpers/params';
 import { batchLocator } from '../common.descriptions';
 
@@ -18,11 +12,6 @@ const displayOptions = { show: { resource: ['batch'], operation: ['get'] } };
 export const description = updateDisplayOptions(displayOptions, properties);
 
 /** GET /batches/{id} */
-export async function execute(
-	this: IExecuteFunctions,
-	client: CertificateServiceClient,
-): Promise<INodeExecutionData[]> {
-	return await forEachItem(this, async (itemIndex) => {
-		return (await client.getBatch(locatorValue(this, 'batch', itemIndex))) as IDataObject;
-	});
-}
+export const execute = perItem(async (context, client, itemIndex) => {
+	return (await client.getBatch(locatorValue(context, 'batch', itemIndex))) as IDataObject;
+});

@@ -1,14 +1,9 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { collect, MAX_PAGE_SIZE } from '@certificate-service/sdk/core';
-import type { BatchStatusFilter, CertificateServiceClient } from '@certificate-service/sdk/core';
-import { forEachItem } from '../../helpers/items';
+import type { BatchStatusFilter } from '@certificate-service/sdk/core';
+import { perItem } from '../../helpers/items';
 import { readLimit } from '../../helpers/params';
 import { limitField, returnAllField } from '../common.descriptions';
 
@@ -43,17 +38,12 @@ const displayOptions = { show: { resource: ['batch'], operation: ['getMany'] } }
 export const description = updateDisplayOptions(displayOptions, properties);
 
 /** GET /batches, following the cursor only as far as needed. */
-export async function execute(
-	this: IExecuteFunctions,
-	client: CertificateServiceClient,
-): Promise<INodeExecutionData[]> {
-	return await forEachItem(this, async (itemIndex) => {
-		const limit = readLimit(this, itemIndex);
-		const filters = this.getNodeParameter('filters', itemIndex, {}) as { status?: BatchStatusFilter };
-		const batches = client.iterateBatches({
-			status: filters.status,
-			limit: Math.min(limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
-		});
-		return (await collect(batches, limit)) as IDataObject[];
+export const execute = perItem(async (context, client, itemIndex) => {
+	const limit = readLimit(context, itemIndex);
+	const filters = context.getNodeParameter('filters', itemIndex, {}) as { status?: BatchStatusFilter };
+	const batches = client.iterateBatches({
+		status: filters.status,
+		limit: Math.min(limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
 	});
-}
+	return (await collect(batches, limit)) as IDataObject[];
+});

@@ -1,8 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { CertificateServiceClient } from '@certificate-service/sdk/core';
-import { forEachItem } from '../../helpers/items';
+import { perItem } from '../../helpers/items';
 import { locatorValue } from '../../helpers/params';
 import { batchLocator, recipientLocator, simplifyField } from '../common.descriptions';
 import { readRecipientId, recipientOutput } from './recipient';
@@ -14,13 +13,8 @@ const displayOptions = { show: { resource: ['certificate'], operation: ['get'] }
 export const description = updateDisplayOptions(displayOptions, properties);
 
 /** GET /batches/{batchId}/recipients/{recipientId} */
-export async function execute(
-	this: IExecuteFunctions,
-	client: CertificateServiceClient,
-): Promise<INodeExecutionData[]> {
-	return await forEachItem(this, async (itemIndex) => {
-		const batchId = locatorValue(this, 'batch', itemIndex);
-		const recipientId = await readRecipientId(this, client, batchId, itemIndex);
-		return recipientOutput(this, itemIndex, await client.getRecipient(batchId, recipientId));
-	});
-}
+export const execute = perItem(async (context, client, itemIndex) => {
+	const batchId = locatorValue(context, 'batch', itemIndex);
+	const recipientId = await readRecipientId(context, client, batchId, itemIndex);
+	return recipientOutput(context, itemIndex, await client.getRecipient(batchId, recipientId));
+});

@@ -1,8 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { CertificateServiceClient } from '@certificate-service/sdk/core';
-import { forEachItem } from '../../helpers/items';
+import { perItem } from '../../helpers/items';
 import { stringParam } from '../../helpers/params';
 import { simplifyField } from '../common.descriptions';
 import { recipientOutput } from './recipient';
@@ -25,12 +24,7 @@ const displayOptions = { show: { resource: ['certificate'], operation: ['getByCe
 export const description = updateDisplayOptions(displayOptions, properties);
 
 /** GET /certificates/{certificateId} */
-export async function execute(
-	this: IExecuteFunctions,
-	client: CertificateServiceClient,
-): Promise<INodeExecutionData[]> {
-	return await forEachItem(this, async (itemIndex) => {
-		const certificateId = stringParam(this, 'certificateId', itemIndex);
-		return recipientOutput(this, itemIndex, await client.getCertificate(certificateId));
-	});
-}
+export const execute = perItem(async (context, client, itemIndex) => {
+	const certificateId = stringParam(context, 'certificateId', itemIndex);
+	return recipientOutput(context, itemIndex, await client.getCertificate(certificateId));
+});

@@ -1,8 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { CertificateServiceClient } from '@certificate-service/sdk/core';
-import { forEachItem } from '../../helpers/items';
+import { perItem } from '../../helpers/items';
 import { simplifyField } from '../common.descriptions';
 import { recipientOutput } from './recipient';
 
@@ -27,12 +26,7 @@ const displayOptions = { show: { resource: ['certificate'], operation: ['getBySh
 export const description = updateDisplayOptions(displayOptions, properties);
 
 /** GET /certificates/by-token/{shareToken}, the token taken from a certificate URL if one is given. */
-export async function execute(
-	this: IExecuteFunctions,
-	client: CertificateServiceClient,
-): Promise<INodeExecutionData[]> {
-	return await forEachItem(this, async (itemIndex) => {
-		const shareToken = String(this.getNodeParameter('shareToken', itemIndex, '') ?? ''); // a token or a certificate URL: the core reads either
-		return recipientOutput(this, itemIndex, await client.getCertificateByToken(shareToken));
-	});
-}
+export const execute = perItem(async (context, client, itemIndex) => {
+	const shareToken = String(context.getNodeParameter('shareToken', itemIndex, '') ?? ''); // a token or a certificate URL: the core reads either
+	return recipientOutput(context, itemIndex, await client.getCertificateByToken(shareToken));
+});

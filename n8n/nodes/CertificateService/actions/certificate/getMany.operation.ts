@@ -1,13 +1,8 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { collect, MAX_PAGE_SIZE } from '@certificate-service/sdk/core';
-import type { CertificateServiceClient } from '@certificate-service/sdk/core';
-import { forEachItem } from '../../helpers/items';
+import { perItem } from '../../helpers/items';
 import { locatorValue, readLimit } from '../../helpers/params';
 import { batchLocator, limitField, returnAllField, simplifyField } from '../common.descriptions';
 import { recipientOutput } from './recipient';
@@ -46,18 +41,13 @@ const displayOptions = { show: { resource: ['certificate'], operation: ['getMany
 export const description = updateDisplayOptions(displayOptions, properties);
 
 /** GET /batches/{batchId}/recipients, following the cursor only as far as needed. */
-export async function execute(
-	this: IExecuteFunctions,
-	client: CertificateServiceClient,
-): Promise<INodeExecutionData[]> {
-	return await forEachItem(this, async (itemIndex) => {
-		const batchId = locatorValue(this, 'batch', itemIndex);
-		const limit = readLimit(this, itemIndex);
-		const filters = this.getNodeParameter('filters', itemIndex, {}) as { emailStatus?: string };
-		const recipients = client.iterateRecipients(batchId, {
-			emailStatus: filters.emailStatus?.trim() || undefined,
-			limit: Math.min(limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
-		});
-		return recipientOutput(this, itemIndex, await collect(recipients, limit));
+export const execute = perItem(async (context, client, itemIndex) => {
+	const batchId = locatorValue(context, 'batch', itemIndex);
+	const limit = readLimit(context, itemIndex);
+	const filters = context.getNodeParameter('filters', itemIndex, {}) as { emailStatus?: string };
+	const recipients = client.iterateRecipients(batchId, {
+		emailStatus: filters.emailStatus?.trim() || undefined,
+		limit: Math.min(limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
 	});
-}
+	return recipientOutput(context, itemIndex, await collect(recipients, limit));
+});

@@ -1,13 +1,9 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { validateUpdate } from '@certificate-service/sdk/core';
-import type { CertificateServiceClient, RecipientUpdate } from '@certificate-service/sdk/core';
-import { forEachItem } from '../../helpers/items';
+import type { RecipientUpdate } from '@certificate-service/sdk/core';
+import { perItem } from '../../helpers/items';
 import { locatorValue, readData } from '../../helpers/params';
 import {
 	batchLocator,
@@ -54,20 +50,15 @@ const displayOptions = { show: { resource: ['certificate'], operation: ['update'
 export const description = updateDisplayOptions(displayOptions, properties);
 
 /** PATCH /batches/{batchId}/recipients/{recipientId} with only the fields to change. */
-export async function execute(
-	this: IExecuteFunctions,
-	client: CertificateServiceClient,
-): Promise<INodeExecutionData[]> {
-	return await forEachItem(this, async (itemIndex) => {
-		const batchId = locatorValue(this, 'batch', itemIndex);
-		const fields = this.getNodeParameter('updateFields', itemIndex, {}) as RecipientUpdate;
-		const update: RecipientUpdate = {};
-		if (fields.name !== undefined) update.name = fields.name;
-		if (fields.email !== undefined) update.email = fields.email;
-		const data = readData(this, itemIndex);
-		if (data !== undefined) update.data = data;
-		validateUpdate(update); // before a certificate URL is looked up
-		const recipientId = await readRecipientId(this, client, batchId, itemIndex);
-		return recipientOutput(this, itemIndex, await client.updateRecipient(batchId, recipientId, update));
-	});
-}
+export const execute = perItem(async (context, client, itemIndex) => {
+	const batchId = locatorValue(context, 'batch', itemIndex);
+	const fields = context.getNodeParameter('updateFields', itemIndex, {}) as RecipientUpdate;
+	const update: RecipientUpdate = {};
+	if (fields.name !== undefined) update.name = fields.name;
+	if (fields.email !== undefined) update.email = fields.email;
+	const data = readData(context, itemIndex);
+	if (data !== undefined) update.data = data;
+	validateUpdate(update); // before a certificate URL is looked up
+	const recipientId = await readRecipientId(context, client, batchId, itemIndex);
+	return recipientOutput(context, itemIndex, await client.updateRecipient(batchId, recipientId, update));
+});

@@ -1,14 +1,8 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { collect } from '@certificate-service/sdk/core';
-import type { CertificateServiceClient } from '@certificate-service/sdk/core';
-import { forEachItem } from '../../helpers/items';
+import { perItem } from '../../helpers/items';
 import { readLimit } from '../../helpers/params';
 import { limitField, returnAllField } from '../common.descriptions';
 
@@ -19,12 +13,7 @@ const displayOptions = { show: { resource: ['design'], operation: ['getMany'] } 
 export const description = updateDisplayOptions(displayOptions, properties);
 
 /** GET /designs: the workspace's certificate designs (read-only). */
-export async function execute(
-	this: IExecuteFunctions,
-	client: CertificateServiceClient,
-): Promise<INodeExecutionData[]> {
-	return await forEachItem(this, async (itemIndex) => {
-		const limit = readLimit(this, itemIndex);
-		return (await collect(client.iterateDesigns(), limit)) as IDataObject[];
-	});
-}
+export const execute = perItem(async (context, client, itemIndex) => {
+	const limit = readLimit(context, itemIndex);
+	return (await collect(client.iterateDesigns(), limit)) as IDataObject[];
+});
