@@ -8,6 +8,7 @@ import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { createClient, createReceiver, createExpressHandler, createFastifyHandler, createNodeHandler, createWebHandler, fastifyReceiver, signPayload, type DeliveryStore, type ReceiverOptions, type WebhookEvent } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '../sandbox';
+import { freePort } from '../support/net';
 
 const SECRET = 'wh_sec_receiver_test_0123456789';
 
@@ -226,15 +227,6 @@ describe('real deliveries from the sandbox', () => {
     sb = await createSandbox({ rateLimit: false, timeScale: 0.0001 });
   });
   afterAll(() => sb.close());
-
-  /** A free port, so the receiver's URL is known before subscribing (the secret comes back from that). */
-  async function freePort(): Promise<number> {
-    const probe = http.createServer();
-    await listen(probe);
-    const { port } = probe.address() as AddressInfo;
-    await closeServer(probe);
-    return port;
-  }
 
   test.each(['node http', 'express', 'fastify'])('%s: every delivery sent twice, each event handled once (default in-memory store)', async (name) => {
     const ws = sb.controls.createWorkspace();

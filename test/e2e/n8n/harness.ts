@@ -9,9 +9,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { freePort } from '../../support/net';
 
 export const N8N_VERSION = '2.41.1';
 const INSTALL_SCRIPT = path.join(__dirname, 'install-n8n.sh');
@@ -474,16 +474,6 @@ async function waitFor(what: string, timeoutMs: number, check: () => Promise<boo
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
   try {

@@ -12,7 +12,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ensureN8nInstalled, spawnN8n, startN8n, type N8nInstance, type N8nProcess } from '../n8n/harness';
-import { freePort, startNginx, startPostgres, startRedis, type NginxOptions, type Service } from './services';
+import { startNginx, startPostgres, startRedis, type NginxOptions, type Service } from './services';
+import { freePort } from '../../support/net';
 
 export interface QueueOptions {
   customExtensionsDir: string;

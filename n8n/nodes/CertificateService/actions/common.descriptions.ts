@@ -104,6 +104,19 @@ export const recipientLocator: INodeProperties = {
 	],
 };
 
+/** The recipient's email (Issue: where the certificate goes; Find by Email: what to look for). */
+export function recipientEmailField(description: string): INodeProperties {
+	return {
+		displayName: 'Recipient Email',
+		name: 'email',
+		type: 'string',
+		placeholder: 'e.g. name@email.com',
+		required: true,
+		default: '',
+		description,
+	};
+}
+
 /** "Simplify" on operations that return certificates: the ten fields a workflow needs. */
 export const simplifyField: INodeProperties = {
 	displayName: 'Simplify',

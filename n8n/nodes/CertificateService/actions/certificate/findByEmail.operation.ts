@@ -5,20 +5,12 @@ import { requireEmail } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, Recipient } from '@certificate-service/sdk/core';
 import { forEachItem } from '../../helpers/items';
 import { locatorValue } from '../../helpers/params';
-import { batchLocator, simplifyField } from '../common.descriptions';
+import { batchLocator, recipientEmailField, simplifyField } from '../common.descriptions';
 import { recipientOutput } from './recipient';
 
 const properties: INodeProperties[] = [
 	batchLocator,
-	{
-		displayName: 'Recipient Email',
-		name: 'email',
-		type: 'string',
-		placeholder: 'e.g. name@email.com',
-		required: true,
-		default: '',
-		description: 'The email address to look for; case does not matter',
-	},
+	recipientEmailField('The email address to look for; case does not matter'),
 	simplifyField,
 ];
 

@@ -5,7 +5,7 @@ import { validationError } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, IssueItem } from '@certificate-service/sdk/core';
 import { forEachItemBatched, type ItemOutcome } from '../../helpers/items';
 import { locatorValue, readData, stringParam } from '../../helpers/params';
-import { batchLocator, dataFieldsProperties, simplifyField } from '../common.descriptions';
+import { batchLocator, dataFieldsProperties, recipientEmailField, simplifyField } from '../common.descriptions';
 import { simplifyRecipient } from './recipient';
 
 const properties: INodeProperties[] = [
@@ -19,15 +19,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. Ada Lovelace',
 		description: 'Name printed on the certificate',
 	},
-	{
-		displayName: 'Recipient Email',
-		name: 'email',
-		type: 'string',
-		placeholder: 'e.g. name@email.com',
-		required: true,
-		default: '',
-		description: 'Where the certificate email goes',
-	},
+	recipientEmailField('Where the certificate email goes'),
 	...dataFieldsProperties({ allowKeep: false }),
 	{
 		displayName: 'Send Email',

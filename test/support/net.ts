@@ -1,0 +1,13 @@
+import * as net from 'node:net';
+
+/** A port that was free a moment ago on 127.0.0.1 (the OS picks it), for a process or server to listen on. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
