@@ -15,7 +15,7 @@ import { classifyNetworkError } from '../../shared/src/request';
 import { getHeader } from '@certificate-service/sdk/core';
 import { createTransport } from '../../n8n/nodes/CertificateService/transport';
 import { CertificateServiceApi } from '../../n8n/credentials/CertificateServiceApi.credentials';
-import { newestMtime } from '../support/files';
+import { ensurePackageBuilt } from '../e2e/n8n/package-setup';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -25,18 +25,8 @@ const BIN = path.join(ROOT, 'node_modules/.bin');
 const pkg = JSON.parse(fs.readFileSync(path.join(N8N, 'package.json'), 'utf8'));
 
 
-/**
- * `npm test` builds first; when run on its own, build only if dist is missing or older than
- * the sources (the build swaps dist in atomically, so a concurrent reader never sees half of it).
- */
-beforeAll(async () => {
-	const sources = Math.max(
-		...['nodes', 'credentials', 'icons', 'scripts'].map((d) => newestMtime(path.join(N8N, d))),
-		newestMtime(path.join(ROOT, 'shared/src')),
-	);
-	const built = fs.existsSync(DIST) ? newestMtime(DIST) : 0;
-	if (built < sources) await run(process.execPath, ['scripts/build.mjs'], { cwd: N8N });
-}, 60_000);
+// `npm test` builds first; run on its own, this builds only when dist is older than the sources.
+beforeAll(() => ensurePackageBuilt(), 60_000);
 
 describe('n8n-node lint (strict)', () => {
 	it('passes with 0 problems and the stock eslint config', async () => {

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { newestMtime } from '../../support/files';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 export const PACKAGE_DIR = path.join(REPO_ROOT, 'n8n');
@@ -18,20 +19,15 @@ export function ensurePackageBuilt(opts: { force?: boolean } = {}): boolean {
   const sources = Math.max(
     ...['nodes', 'credentials', 'icons', 'scripts', 'package.json'].map((d) => newestMtime(path.join(PACKAGE_DIR, d))),
     newestMtime(path.join(REPO_ROOT, 'shared', 'src')),
+    // the build stamps the publisher's identity
+    newestMtime(path.join(REPO_ROOT, 'publisher.json')),
+    newestMtime(path.join(REPO_ROOT, 'release')),
   );
   const dist = path.join(PACKAGE_DIR, 'dist');
   if (!opts.force && fs.existsSync(dist) && newestMtime(dist) >= sources) return false;
   const res = spawnSync('npm', ['run', 'build', '-w', 'n8n'], { cwd: REPO_ROOT, encoding: 'utf8' });
   if (res.status !== 0) throw new Error(`npm run build -w n8n failed (${res.status}):\n${res.stdout}\n${res.stderr}`);
   return true;
-}
-
-function newestMtime(p: string): number {
-  const stat = fs.statSync(p);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = 0;
-  for (const entry of fs.readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, entry)));
-  return newest;
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Helpers shared by the queue-mode suite and the queue benchmarks (P7, P8).
+ * Helpers of the queue-mode suite; the P8 benchmark uses `triggerWorkflow` too.
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';

@@ -6,7 +6,7 @@ import type { CertificateServiceClient, IssueItem } from '@certificate-service/s
 import { forEachItemBatched, type ItemOutcome } from '../../helpers/items';
 import { locatorValue, readData, stringParam } from '../../helpers/params';
 import { batchLocator, dataFieldsProperties, recipientEmailField, simplifyField } from '../common.descriptions';
-import { simplifyRecipient } from './recipient';
+import { shapeRecipient } from './recipient';
 
 const properties: INodeProperties[] = [
 	batchLocator,
@@ -141,8 +141,7 @@ export async function execute(
 			);
 			return outcomes.map((o, k) => {
 				if (!o.ok) return { ok: false, error: o.error };
-				const recipient = requests[k].simplify ? simplifyRecipient(o.recipient) : (o.recipient as unknown as IDataObject);
-				return { ok: true, result: { ...recipient, skipped: o.skipped === true } };
+				return { ok: true, result: { ...shapeRecipient(o.recipient, requests[k].simplify), skipped: o.skipped === true } };
 			});
 		},
 		{ summarise: (outcomes) => summarise(outcomes, this.getInputData().length) },

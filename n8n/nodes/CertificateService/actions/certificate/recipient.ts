@@ -51,6 +51,11 @@ export function simplifyRecipient(recipient: Recipient | IDataObject): IDataObje
 	return out;
 }
 
+/** A recipient as output: the ten fields with "Simplify" on, else all of it. */
+export function shapeRecipient(recipient: Recipient, simplify: boolean): IDataObject {
+	return simplify ? simplifyRecipient(recipient) : (recipient as unknown as IDataObject);
+}
+
 /** The recipient(s) as output: simplified when the operation's "Simplify" is on (the default). */
 export function recipientOutput(
 	context: IExecuteFunctions,
@@ -58,6 +63,5 @@ export function recipientOutput(
 	result: Recipient | Recipient[],
 ): IDataObject | IDataObject[] {
 	const simplify = context.getNodeParameter('simplify', itemIndex, true) as boolean;
-	const shape = (r: Recipient) => (simplify ? simplifyRecipient(r) : (r as unknown as IDataObject));
-	return Array.isArray(result) ? result.map(shape) : shape(result);
+	return Array.isArray(result) ? result.map((r) => shapeRecipient(r, simplify)) : shapeRecipient(result, simplify);
 }
