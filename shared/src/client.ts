@@ -421,7 +421,7 @@ export class CertificateServiceClient {
 
   /** Takes the share token, or the whole certificate URL (`…/v/<shareToken>`). */
   async getCertificateByToken(shareTokenOrUrl: string): Promise<Recipient> {
-    const token = encodeURIComponent(shareTokenFrom(shareTokenOrUrl, 'shareToken'));
+    const token = encodeURIComponent(this.#checked(() => shareTokenFrom(shareTokenOrUrl, 'shareToken')));
     const { body } = await this.#http.call({ method: 'GET', path: `/certificates/by-token/${token}` });
     return readOne<Recipient>(body, 'certificate', 'recipient');
   }

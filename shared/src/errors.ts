@@ -84,7 +84,7 @@ function redactValue(value: unknown, secrets: ReadonlyArray<string | undefined>,
  * it is never kept as it is.
  */
 function redactCause(cause: unknown, secrets: ReadonlyArray<string | undefined>, depth = 0): unknown {
-  if (cause instanceof CertificateServiceError) return new CertificateServiceError({ ...cause.toJSON(), code: cause.code, message: cause.message, cause: cause.cause, secrets });
+  if (cause instanceof CertificateServiceError) return redactError(cause, secrets);
   if (!(cause instanceof Error) || depth > 4) return undefined;
   const copy = new Error(redact(cause.message, secrets));
   copy.name = cause.name;
@@ -172,7 +172,10 @@ export class CertificateServiceError extends Error {
   get hint(): string {
     if (this.isAuthError) return AUTH_HINTS[this.code] ?? '';
     if (this.outcomeUnknown) {
-      return 'It was not repeated, so nothing is applied twice. Check the batch before issuing again; issuing with "skip existing" on issues only what is missing.';
+      // Only an issue call carries recipients; for any other call, issuing advice would mislead.
+      return this.request?.recipients
+        ? 'It was not repeated, so nothing is applied twice. Check the batch before issuing again; issuing with "skip existing" on issues only what is missing.'
+        : 'It was not repeated, so nothing is applied twice. Check whether it took effect before trying again.';
     }
     if (this.code === 'PLAN_LIMIT_EXCEEDED' && this.request?.method === 'POST' && this.request.path === '/webhooks/subscriptions') {
       return subscriptionLimitHint(this.detail);

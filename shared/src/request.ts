@@ -1,4 +1,4 @@
-import { CertificateServiceError, errorFromResponse, redactError, type RequestIdentity } from './errors';
+import { CertificateServiceError, errorFromResponse, type RequestIdentity } from './errors';
 import { jitterMs, othersBetween, parseRateLimit, parseRetryAfter, type RateLimitState } from './rate-limit';
 import type { HttpRequest, HttpResponse, Transport } from './transport';
 import { getHeader } from './headers';
@@ -223,10 +223,5 @@ export class Requester {
       secrets: this.secrets,
       message: `Outcome unknown: ${identity.method} ${identity.path}${who} was sent but no reliable answer came back (${error.message}).`,
     });
-  }
-
-  /** The same error with every secret this requester knows taken out (for errors made outside it). */
-  redact(error: CertificateServiceError): CertificateServiceError {
-    return redactError(error, this.secrets);
   }
 }

@@ -150,6 +150,16 @@ describe.each(cases)('$name', (c) => {
   });
 });
 
+it('core: a key pasted into the share token or certificate URL is not quoted back (the validator quotes its input)', async () => {
+  const client = new CertificateServiceClient({ baseUrl: ORIGIN, apiKey: KEY, transport: createFetchTransport(), sleep: async () => undefined });
+  for (const input of [`${KEY}/x`, `https://certs.echo.test/${KEY}`, `ftp://${KEY}`]) {
+    const error = (await client.getCertificateByToken(input).catch((e: unknown) => e)) as CertificateServiceError;
+    expect(error).toBeInstanceOf(CertificateServiceError);
+    expect(error.phase).toBe('validation');
+    expect(`${error.message} ${JSON.stringify(error)} ${inspect(error)}`).not.toContain(KEY);
+  }
+});
+
 it('core: a host network error that carries the request (headers and all) is kept only as name, code and redacted message', async () => {
   const hostError = Object.assign(new Error(`socket hang up while sending Bearer ${KEY}`), {
     code: 'ECONNRESET',

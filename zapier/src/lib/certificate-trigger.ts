@@ -146,6 +146,7 @@ export function defineCertificateTrigger<const K extends string>(spec: Certifica
           await client.deleteSubscription(subscription.id).catch(() => undefined);
           throw new CertificateServiceError({
             code: 'UNKNOWN',
+            phase: 'response',
             message: 'The Certificate Service created the webhook subscription but returned no signing secret, so deliveries could not be verified. The subscription was removed; turn the Zap on again.',
           });
         }
