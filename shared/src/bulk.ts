@@ -1,3 +1,4 @@
+import { unexpected, type Decoder, type ResponseContext } from './decode';
 import { CertificateServiceError } from './errors';
 import type { Recipient } from './types';
 import { MAX_BULK } from './validation';
@@ -27,45 +28,55 @@ function entryError(raw: unknown, email: string): CertificateServiceError {
 // The bulk response body is "not shown" in the spec, so the plausible shapes are read:
 // a bare array or {data|recipients|results|items|created: [...]}, entries being a recipient
 // or {index?, recipient} / {index?, error}, plus an optional {errors: [{index, ...}]} list.
+// Any other body is UNEXPECTED_RESPONSE for the whole call (its items' outcome is unknown).
 const ENTRY_KEYS = ['data', 'recipients', 'results', 'items', 'created'];
 
 /**
  * Maps a bulk response back onto the input items, by `index` when the service gives
- * one and by position otherwise. An item the response does not account for ends as
- * "outcome unknown" rather than silently disappearing.
+ * one and by position otherwise. An item the response does not account for, or whose
+ * entry cannot be read, ends as "outcome unknown" rather than silently disappearing.
  */
-export function mapBulkResponse(body: unknown, emails: string[]): ItemOutcome[] {
-  const out: Array<ItemOutcome | undefined> = new Array(emails.length).fill(undefined);
-  const obj = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const key = ENTRY_KEYS.find((k) => Array.isArray(obj[k]));
-  const entries: unknown[] = Array.isArray(body) ? body : key ? (obj[key] as unknown[]) : [];
-
-  entries.forEach((entry, position) => {
-    const e = entry && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
-    const i = typeof e.index === 'number' ? e.index : position;
-    if (i < 0 || i >= emails.length) return;
-    if (isRecipient(entry)) out[i] = { ok: true, recipient: entry };
-    else if (isRecipient(e.recipient)) out[i] = { ok: true, recipient: e.recipient };
-    else if (e.error !== undefined) out[i] = { ok: false, error: entryError(typeof e.error === 'object' ? e.error : e, emails[i]) };
-  });
-  if (Array.isArray(obj.errors)) {
-    for (const raw of obj.errors as Array<Record<string, unknown>>) {
-      const i = raw && typeof raw.index === 'number' ? raw.index : -1;
-      if (i >= 0 && i < emails.length && !out[i]) out[i] = { ok: false, error: entryError(raw, emails[i]) };
+export function bulkOutcomes(emails: string[]): Decoder<ItemOutcome[]> {
+  return (body, context) => {
+    const obj = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+    const key = obj && ENTRY_KEYS.find((k) => Array.isArray(obj[k]));
+    if (!Array.isArray(body) && !key && !Array.isArray(obj?.errors)) throw unexpected(context, body, 'a bulk result (a list, or an object with data, recipients, results, items, created or errors)');
+    const entries: unknown[] = Array.isArray(body) ? body : key ? (obj![key] as unknown[]) : [];
+    const out: Array<ItemOutcome | undefined> = new Array(emails.length).fill(undefined);
+    const unreadable: number[] = [];
+    entries.forEach((entry, position) => {
+      const e = entry && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
+      const i = typeof e.index === 'number' ? e.index : position;
+      if (!Number.isInteger(i) || i < 0 || i >= emails.length) return;
+      if (isRecipient(entry)) out[i] = { ok: true, recipient: entry };
+      else if (isRecipient(e.recipient)) out[i] = { ok: true, recipient: e.recipient };
+      else if (e.error !== undefined) out[i] = { ok: false, error: entryError(typeof e.error === 'object' ? e.error : e, emails[i]) };
+      else unreadable.push(i);
+    });
+    if (Array.isArray(obj?.errors)) {
+      for (const raw of obj!.errors as unknown[]) {
+        const entry = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+        const i = typeof entry.index === 'number' ? entry.index : -1;
+        if (Number.isInteger(i) && i >= 0 && i < emails.length && !out[i]) out[i] = { ok: false, error: entryError(entry, emails[i]) };
+      }
     }
+    return out.map((o, i) => o ?? { ok: false, error: unaccounted(emails[i], context, unreadable.includes(i)) });
+  };
+}
+
+function unaccounted(email: string, context: ResponseContext, unreadable: boolean): CertificateServiceError {
+  if (!unreadable) {
+    // Sent, and the answer says nothing of it: no reliable answer for this item.
+    return new CertificateServiceError({ code: 'UNKNOWN', phase: 'request', outcomeUnknown: true, message: `Outcome unknown for ${email}: the bulk response did not mention this recipient.` });
   }
-  return out.map(
-    (o, i) =>
-      o ?? {
-        ok: false,
-        error: new CertificateServiceError({
-          code: 'UNKNOWN',
-          phase: 'request',
-          outcomeUnknown: true,
-          message: `Outcome unknown for ${emails[i]}: the bulk response did not mention this recipient.`,
-        }),
-      },
-  );
+  return new CertificateServiceError({
+    code: 'UNEXPECTED_RESPONSE',
+    phase: 'response',
+    status: context.status,
+    outcomeUnknown: true,
+    detail: { endpoint: context.endpoint },
+    message: `Outcome unknown for ${email}: the bulk response's entry for this recipient is neither a certificate nor an error.`,
+  });
 }
 
 /**

@@ -12,8 +12,12 @@ export const SERVICE_ERROR_CODES = [
   'PLAN_LIMIT_EXCEEDED',
 ] as const;
 export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
-/** NOT_SENT: issueMany's stopOnError held the item back after an earlier failure. */
-export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'UNKNOWN' | 'NOT_SENT';
+/**
+ * NOT_SENT: issueMany's stopOnError held the item back after an earlier failure.
+ * UNEXPECTED_RESPONSE: a 2xx answer the core cannot read (a wrapper it does not know, an HTML
+ * page from a proxy); nothing was assumed from it, and an issue call's outcome is unknown.
+ */
+export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'UNKNOWN' | 'NOT_SENT' | 'UNEXPECTED_RESPONSE';
 export type ErrorCode = ServiceErrorCode | ClientErrorCode;
 /** A known code, or one the service sent that this version does not know (kept as sent). */
 export type AnyErrorCode = ErrorCode | (string & {});
@@ -61,6 +65,27 @@ const SECRET_SHAPES: Array<[RegExp, string]> = [
   [/wh_sec_[A-Za-z0-9_-]+/g, '[redacted]'],
 ];
 
+/**
+ * The strings that must never leave the client: the API key as configured and trimmed (a host
+ * may send either), the host's own secrets, and every signing secret the client has seen.
+ */
+export class SecretSet {
+  readonly #items: string[] = [];
+
+  constructor(values: ReadonlyArray<string | undefined> = []) {
+    for (const v of values) this.add(v);
+  }
+
+  add(value: string | undefined): void {
+    if (typeof value !== 'string') return;
+    for (const v of [value, value.trim()]) if (v.length > 0 && !this.#items.includes(v)) this.#items.push(v);
+  }
+
+  list(): string[] {
+    return [...this.#items];
+  }
+}
+
 export function redact(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
   let out = text;
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
@@ -96,23 +121,25 @@ function redactCause(cause: unknown, secrets: ReadonlyArray<string | undefined>,
   return copy;
 }
 
-// --- Hints: what to tell the user, written once for every host ----------------
+// --- Hints: what to tell the user, in words that fit every host ------------------
+// Each host (Zapier app, n8n node, CLI) adds its own words (where the key goes, which
+// trigger holds what) from its own table, keyed by `hintTopic`.
 const KEYS_PAGE = 'Settings → API keys in the Certificate Service web app';
 const AUTH_HINTS: Partial<Record<AnyErrorCode, string>> = {
-  MISSING_API_KEY: `No API key was sent: add your API key to the connection (credential). Keys are made under ${KEYS_PAGE}.`,
-  INVALID_API_KEY: `The API key is not recognized: check that the key in the connection (credential) was copied completely, or create a new one under ${KEYS_PAGE}.`,
-  EXPIRED_API_KEY: `The API key has expired: create a new one under ${KEYS_PAGE} and put it in the connection (credential).`,
+  MISSING_API_KEY: `No API key was sent. Keys are made under ${KEYS_PAGE}.`,
+  INVALID_API_KEY: `The API key is not recognized: check that it was copied completely, or create a new one under ${KEYS_PAGE}.`,
+  EXPIRED_API_KEY: `The API key has expired: create a new one under ${KEYS_PAGE}.`,
 };
 const DEFAULT_RATE_LIMIT = 120; // spec section 8: 120 requests per minute per API key
 const SUBSCRIPTION_LIMIT = 20; // spec section 8: webhook subscriptions per workspace
 
-/** Each trigger that is on holds one subscription, so a full workspace blocks the next trigger. */
+/** What a hint is about, for hosts that add their own words to it. */
+export type HintTopic = 'auth' | 'outcome-unknown' | 'subscription-limit' | 'rate-limit' | 'unexpected-response';
+
+/** Each instant trigger that is on holds one subscription, so a full workspace blocks the next one. */
 function subscriptionLimitHint(detail: Record<string, unknown>): string {
   const limit = typeof detail.limit === 'number' ? detail.limit : SUBSCRIPTION_LIMIT;
-  return (
-    `A workspace holds at most ${limit} webhook subscriptions, and every trigger that is on uses one: each Zap that is on, each active n8n workflow, and each n8n trigger while it listens for a test event. ` +
-    'Turn off the triggers you no longer need. Subscriptions that no trigger owns any more (left by an n8n instance that moved or lost its database) are listed by "certsvc subscriptions list" and removed by "certsvc subscriptions delete <id>".'
-  );
+  return `A workspace holds at most ${limit} webhook subscriptions, and every instant trigger that is on holds one. Turn off the triggers you no longer need, and delete the subscriptions that no trigger owns any more.`;
 }
 
 export class CertificateServiceError extends Error {
@@ -168,7 +195,17 @@ export class CertificateServiceError extends Error {
     return this.code === 'RATE_LIMITED' || this.status === 429;
   }
 
-  /** What the user should do next, or '' when the message says it all. Hosts show it as is. */
+  /** What the hint is about, so a host can add its own words (see HintTopic). */
+  get hintTopic(): HintTopic | undefined {
+    if (this.isAuthError) return 'auth';
+    if (this.outcomeUnknown) return 'outcome-unknown';
+    if (this.code === 'PLAN_LIMIT_EXCEEDED' && this.request?.method === 'POST' && this.request.path === '/webhooks/subscriptions') return 'subscription-limit';
+    if (this.isRateLimited) return 'rate-limit';
+    if (this.code === 'UNEXPECTED_RESPONSE') return 'unexpected-response';
+    return undefined;
+  }
+
+  /** What the user should do next, in words that fit every host, or '' when the message says it all. */
   get hint(): string {
     if (this.isAuthError) return AUTH_HINTS[this.code] ?? '';
     if (this.outcomeUnknown) {
@@ -177,12 +214,13 @@ export class CertificateServiceError extends Error {
         ? 'It was not repeated, so nothing is applied twice. Check the batch before issuing again; issuing with "skip existing" on issues only what is missing.'
         : 'It was not repeated, so nothing is applied twice. Check whether it took effect before trying again.';
     }
-    if (this.code === 'PLAN_LIMIT_EXCEEDED' && this.request?.method === 'POST' && this.request.path === '/webhooks/subscriptions') {
-      return subscriptionLimitHint(this.detail);
-    }
+    if (this.hintTopic === 'subscription-limit') return subscriptionLimitHint(this.detail);
     if (this.isRateLimited) {
       const wait = this.retryAfterSeconds !== undefined ? `in ${this.retryAfterSeconds} s` : 'in a minute';
       return `The rate limit was reached: the service allows ${this.rateLimit ?? DEFAULT_RATE_LIMIT} requests per minute per API key. Try again ${wait}, or spread the work out.`;
+    }
+    if (this.code === 'UNEXPECTED_RESPONSE') {
+      return 'Nothing was assumed from that answer. Check that the Base URL is the Certificate Service API (it ends in /api/v1), not a proxy or a sign-in page; if it is, the service has changed how it answers: report this message to the connector\'s maintainers.';
     }
     return '';
   }
@@ -200,6 +238,15 @@ export class CertificateServiceError extends Error {
       ...(this.request ? { request: this.request } : {}),
     };
   }
+}
+
+/** A host's own words for some hint topics (its key field, its triggers, its commands). */
+export type HostWords = Partial<Record<HintTopic, string>>;
+
+/** The core's hint followed by the host's words for its topic: what a host shows as "what to do". */
+export function hostHint(error: CertificateServiceError, words: HostWords): string {
+  const topic = error.hintTopic;
+  return [error.hint, topic ? words[topic] : undefined].filter(Boolean).join(' ');
 }
 
 /** The same error with every secret in `secrets` taken out (message, detail, request, cause). */

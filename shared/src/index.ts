@@ -13,7 +13,7 @@ export {
   type IssueItem,
   type IssueManyOptions,
 } from './client';
-export type { RetryOptions } from './request';
+export type { RetryOptions } from './retry';
 export type { RateLimitState } from './rate-limit';
 export type { ItemOutcome } from './bulk';
 export { normaliseBaseUrl } from './base-url';
@@ -36,6 +36,9 @@ export * from './types';
 export {
   CertificateServiceError,
   validationError,
+  hostHint,
+  type HostWords,
+  type HintTopic,
   type AnyErrorCode,
   type ErrorCode,
   type ErrorPhase,

@@ -1,18 +1,11 @@
-import { CertificateServiceError, errorFromResponse, type RequestIdentity } from './errors';
+import { unexpected, type Decoder, type ResponseContext } from './decode';
+import { CertificateServiceError, errorFromResponse, type RequestIdentity, type SecretSet } from './errors';
 import { jitterMs, othersBetween, parseRateLimit, parseRetryAfter, type RateLimitState } from './rate-limit';
+import { DEFAULT_RETRY, isRepeatable, retryDecision, type AttemptResult, type RetryOptions } from './retry';
 import type { HttpRequest, HttpResponse, Transport } from './transport';
 import { getHeader } from './headers';
 
-export interface RetryOptions {
-  /** Retries per request (429 for any method; network errors and 5xx for GET/DELETE only). */
-  maxRetries: number;
-  /** Total time one request may spend waiting (Retry-After, backoff, pacing). */
-  maxWaitMs: number;
-  /** First backoff delay for network errors and 5xx; doubles each time. */
-  baseDelayMs: number;
-}
-
-export const DEFAULT_RETRY: RetryOptions = { maxRetries: 5, maxWaitMs: 120_000, baseDelayMs: 500 };
+export type { RetryOptions } from './retry';
 
 export interface RequesterOptions {
   baseUrl: string;
@@ -32,6 +25,8 @@ export interface RequesterOptions {
 
 export interface CallSpec {
   method: HttpRequest['method'];
+  /** The path template, e.g. `/batches/{batchId}/recipients`: errors name the endpoint by it. */
+  route: string;
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -39,11 +34,6 @@ export interface CallSpec {
   recipients?: string[];
   /** A POST that changes nothing (POST /auth), so it may be repeated like a GET. */
   safeToRepeat?: boolean;
-}
-
-export interface CallResult {
-  status: number;
-  body: unknown;
 }
 
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -85,8 +75,10 @@ function parseBody(body: unknown): unknown {
 }
 
 /**
- * Sends one API call with the service's rules: auth header, JSON, pacing on
- * `RateLimit-Remaining: 0`, bounded retries, and error mapping.
+ * Sends one API call with the service's rules (auth header, JSON, pacing on
+ * `RateLimit-Remaining: 0`, bounded retries by `retryDecision`, error mapping) and reads the
+ * answer with the call's decoder. Errors leave here unredacted except where text is cut
+ * short; the client redacts everything at its exit.
  */
 export class Requester {
   readonly baseUrl: string;
@@ -94,15 +86,16 @@ export class Requester {
   private readonly retry: RetryOptions;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
-  /** Never to appear in an error: the API key, the host's secrets, signing secrets seen in responses. */
-  readonly secrets: string[];
 
-  constructor(private readonly options: RequesterOptions) {
+  constructor(
+    private readonly options: RequesterOptions,
+    /** Used only where a body is cut short, so no part of a secret survives the cut. */
+    private readonly secrets: SecretSet,
+  ) {
     this.baseUrl = options.baseUrl;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.sleep = options.sleep;
     this.now = options.now ?? Date.now;
-    this.secrets = [options.apiKey, ...(options.secrets ?? [])].filter((s): s is string => typeof s === 'string' && s.length > 0);
   }
 
   url(path: string, query?: CallSpec['query']): string {
@@ -112,11 +105,9 @@ export class Requester {
     return `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`;
   }
 
-  async call(spec: CallSpec): Promise<CallResult> {
+  async call<T>(spec: CallSpec, decode: Decoder<T>): Promise<T> {
     const identity: RequestIdentity = { method: spec.method, path: spec.path, ...(spec.recipients ? { recipients: spec.recipients } : {}) };
-    // Only GET and DELETE are safe to repeat after an unknown outcome. A POST issue
-    // has no idempotency key in this API, so repeating it could issue twice.
-    const idempotent = spec.method === 'GET' || spec.method === 'DELETE' || spec.safeToRepeat === true;
+    const repeatable = isRepeatable(spec.method, spec.safeToRepeat);
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (this.options.apiKey) headers.Authorization = `Bearer ${this.options.apiKey}`;
     if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
@@ -128,21 +119,23 @@ export class Requester {
     };
 
     let waited = 0;
+    let unsure = false; // an earlier attempt may have been applied (5xx, reset, timeout)
     for (let attempt = 0; ; attempt++) {
       waited += await this.pace(this.retry.maxWaitMs - waited);
       let response: HttpResponse;
       try {
         response = await this.options.transport(request);
       } catch (error) {
-        const kind = classifyNetworkError(error);
-        if (!kind) throw error; // a host's own error (e.g. Zapier's ThrottledError) passes through unchanged
-        const delay = this.retry.baseDelayMs * 2 ** attempt;
-        if (idempotent && attempt < this.retry.maxRetries && waited + delay <= this.retry.maxWaitMs) {
-          await this.sleep(delay);
-          waited += delay;
+        const failure = classifyNetworkError(error);
+        if (!failure) throw error; // a host's own error (e.g. Zapier's ThrottledError) passes through unchanged
+        const decision = retryDecision({ method: spec.method, safeToRepeat: spec.safeToRepeat, attempt, waitedMs: waited, result: { kind: 'network', failure }, options: this.retry });
+        if (decision.retry) {
+          await this.sleep(decision.delayMs);
+          waited += decision.delayMs;
+          unsure = true;
           continue;
         }
-        throw this.networkError(kind, error, identity, idempotent);
+        throw this.networkError(failure, error, identity, repeatable);
       }
 
       const now = this.now();
@@ -152,31 +145,31 @@ export class Requester {
         Object.assign(this.rate, limits, others === undefined ? {} : { others });
       }
       const body = parseBody(response.body);
-      if (response.status >= 200 && response.status < 300) return { status: response.status, body };
+      const context: ResponseContext = {
+        endpoint: `${spec.method} ${spec.route}`,
+        status: response.status,
+        contentType: (getHeader(response.headers, 'Content-Type') ?? '').split(';')[0].trim(),
+        issues: spec.recipients !== undefined,
+      };
+      if (response.status >= 200 && response.status < 300) return decodeOrFail(decode, body, context);
+      // A DELETE repeated after an answer that may have been applied finds nothing: the
+      // first attempt deleted it. That is the outcome the caller asked for.
+      if (unsure && spec.method === 'DELETE' && response.status === 404) return decodeOrFail(decode, { alreadyDeleted: true }, context);
 
       const retryAfter = parseRetryAfter(getHeader(response.headers, 'Retry-After'), now);
-      if (response.status === 429) {
-        // The service refused the request, so repeating it is safe for every method.
-        const delay = (retryAfter ?? 1) * 1000 + jitterMs();
-        if (attempt < this.retry.maxRetries && waited + delay <= this.retry.maxWaitMs) {
-          await this.sleep(delay);
-          waited += delay;
-          continue;
-        }
-      } else if (response.status >= 500) {
-        const delay = this.retry.baseDelayMs * 2 ** attempt;
-        if (idempotent && attempt < this.retry.maxRetries && waited + delay <= this.retry.maxWaitMs) {
-          await this.sleep(delay);
-          waited += delay;
-          continue;
-        }
+      const result: AttemptResult = { kind: 'status', status: response.status, retryAfterSeconds: retryAfter };
+      const decision = retryDecision({ method: spec.method, safeToRepeat: spec.safeToRepeat, attempt, waitedMs: waited, result, options: this.retry, jitterMs: jitterMs() });
+      if (decision.retry) {
+        await this.sleep(decision.delayMs);
+        waited += decision.delayMs;
+        if (response.status >= 500) unsure = true;
+        continue;
       }
-      const error = errorFromResponse({ status: response.status, body, retryAfterSeconds: retryAfter, rateLimit: limits.limit, request: identity, secrets: this.secrets });
-      if (response.status >= 500 && !idempotent) throw this.unknownOutcome(error, identity);
+      const error = errorFromResponse({ status: response.status, body, retryAfterSeconds: retryAfter, rateLimit: limits.limit, request: identity, secrets: this.secrets.list() });
+      if (response.status >= 500 && !repeatable) throw this.unknownOutcome(error, identity);
       throw error;
     }
   }
-
   /**
    * Waits for the window reset when the last response left no request for us: none remain,
    * or no more than other clients on this key (`rate.others`) use before ours arrives. Then
@@ -202,7 +195,6 @@ export class Requester {
       message: `${identity.method} ${identity.path} ${what}${reason}.`,
       request: identity,
       cause,
-      secrets: this.secrets,
     });
     return idempotent ? error : this.unknownOutcome(error, identity);
   }
@@ -220,8 +212,17 @@ export class Requester {
       request: identity,
       outcomeUnknown: true,
       cause: error,
-      secrets: this.secrets,
       message: `Outcome unknown: ${identity.method} ${identity.path}${who} was sent but no reliable answer came back (${error.message}).`,
     });
+  }
+}
+
+/** Decodes a 2xx body; a decoder that fails on something it did not foresee still says what came back. */
+function decodeOrFail<T>(decode: Decoder<T>, body: unknown, context: ResponseContext): T {
+  try {
+    return decode(body, context);
+  } catch (error) {
+    if (error instanceof CertificateServiceError) throw error;
+    throw unexpected(context, body, 'an answer this version can read');
   }
 }

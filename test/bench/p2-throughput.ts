@@ -12,7 +12,7 @@
 //                at this server's speed no client can send them faster one after another.
 // It counts as lost only what the client adds: waiting past a window's reset, and time
 // between calls spent outside HTTP.
-import { readPage } from '../../shared/src/pagination';
+import { listOf } from '../../shared/src/decode';
 import { createClient } from '@certificate-service/sdk';
 import { type Credentials } from '../n8n/fake-context';
 import { createSandbox } from '../sandbox';
@@ -144,7 +144,7 @@ export async function listAll(baseUrl: string, batchId: string, keys: string[]):
     const url = `${baseUrl}/batches/${batchId}/recipients?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
     const res = await fetch(url, { headers: { Authorization: `Bearer ${keys[page % keys.length]}` } });
     if (res.status !== 200) throw new Error(`P2 verification: GET ${url} -> ${res.status} ${await res.text()}`);
-    const { items, nextCursor } = readPage<Listed>(await res.json());
+    const { items, nextCursor } = listOf<Listed>('certificates')(await res.json(), { endpoint: 'GET /batches/{batchId}/recipients', status: res.status, contentType: 'application/json', issues: false });
     out.push(...items);
     if (!nextCursor) return out;
     cursor = nextCursor;

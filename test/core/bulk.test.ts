@@ -1,9 +1,11 @@
-import { chunk, mapBulkResponse } from '../../shared/src/bulk';
+import { bulkOutcomes, chunk } from '../../shared/src/bulk';
 import { recipient } from './helpers';
 import { reply, scripted } from './scripted';
 
 const emails = ['a@x.test', 'b@x.test', 'c@x.test'];
 const [r0, r1, r2] = [recipient(0), recipient(1), recipient(2)];
+const context = { endpoint: 'POST /batches/{batchId}/recipients/bulk', status: 201, contentType: 'application/json', issues: true };
+const mapBulkResponse = (body: unknown, list: string[]) => bulkOutcomes(list)(body, context);
 
 // The bulk response body is not shown in the spec: every plausible shape maps back by index or position.
 test.each([

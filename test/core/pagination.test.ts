@@ -1,5 +1,6 @@
 import nock from 'nock';
-import { collect, readPage } from '../../shared/src/pagination';
+import { listOf } from '../../shared/src/decode';
+import { collect } from '../../shared/src/pagination';
 import { BASE, makeClient } from './helpers';
 
 beforeAll(() => nock.disableNetConnect());
@@ -7,6 +8,11 @@ afterEach(() => nock.cleanAll());
 afterAll(() => nock.enableNetConnect());
 
 const items = [{ id: 'a' }, { id: 'b' }];
+const context = { endpoint: 'GET /batches', status: 200, contentType: 'application/json', issues: false };
+const readPage = (body: unknown) => {
+  const { items: read, nextCursor } = listOf('batches')(body, context);
+  return { items: read, nextCursor };
+};
 
 // Every plausible list shape (the spec does not show the wrapper or the cursor's name).
 test.each([
@@ -27,9 +33,10 @@ test.each([
   expect(readPage(body)).toEqual({ items, nextCursor: cursor });
 });
 
-test('an empty or odd body is an empty page', () => {
-  expect(readPage(null)).toEqual({ items: [], nextCursor: null });
-  expect(readPage('oops')).toEqual({ items: [], nextCursor: null });
+test('an empty or odd body is an error that says what came back, never an empty page', () => {
+  expect(() => readPage(null)).toThrow(/GET \/batches answered 200 \(application\/json\) with an empty body, where a list of batches was expected/);
+  expect(() => readPage('oops')).toThrow(/text that is not JSON \(4 characters\)/);
+  expect(() => readPage({ entries: items })).toThrow(/an object with keys "entries"/);
 });
 
 test('iterates all pages at the maximum page size', async () => {
@@ -42,17 +49,16 @@ test('iterates all pages at the maximum page size', async () => {
   expect(nock.isDone()).toBe(true);
 });
 
-test('a repeating cursor stops the loop instead of spinning forever', async () => {
+test('a repeating cursor is an error, neither an endless loop nor a list passed off as complete', async () => {
   const scope = nock(BASE).get(/\/api\/v1\/batches.*/).times(10).reply(200, { data: [{ id: 'x' }], nextCursor: 'same' });
   const { client } = makeClient();
-  const all = await collect(client.iterateBatches());
-  expect(all).toHaveLength(2); // first page, then the page for 'same', whose cursor repeats
-  expect(scope.pendingMocks()).toHaveLength(1); // nock counts the remaining 8 as one pending interceptor
+  await expect(collect(client.iterateBatches())).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: expect.stringContaining('a next-page cursor it had given before') });
+  expect(scope.pendingMocks()).toHaveLength(1); // 2 of 10 used; nock counts the remaining 8 as one pending interceptor
 });
 
 test('collect stops fetching once the limit is reached', async () => {
-  nock(BASE).get('/api/v1/batches/b1/recipients').query(true).reply(200, { data: [{ id: '1' }, { id: '2' }], nextCursor: 'p2' });
-  const page2 = nock(BASE).get('/api/v1/batches/b1/recipients').query(true).reply(200, { data: [{ id: '3' }], nextCursor: null });
+  nock(BASE).get('/api/v1/batches/b1/recipients').query(true).reply(200, { data: [{ id: '1', email: 'a@x.test' }, { id: '2', email: 'b@x.test' }], nextCursor: 'p2' });
+  const page2 = nock(BASE).get('/api/v1/batches/b1/recipients').query(true).reply(200, { data: [{ id: '3', email: 'c@x.test' }], nextCursor: null });
   const { client } = makeClient();
   expect(await collect(client.iterateRecipients('b1'), 2)).toHaveLength(2);
   expect(page2.isDone()).toBe(false);

@@ -7,6 +7,7 @@ import { jitterMs, othersBetween } from '../../shared/src/rate-limit';
 import { reply, scripted } from './scripted';
 
 const limits = (remaining: number, reset = 30) => ({ 'RateLimit-Limit': '120', 'RateLimit-Remaining': String(remaining), 'RateLimit-Reset': String(reset) });
+const WS = { workspaceId: 'ws_1', username: 'Demo' };
 
 test.each([
   [{ remaining: 50 }, { remaining: 49 }, 0],
@@ -23,14 +24,14 @@ test('jitterMs stays within 0..max', () => {
 });
 
 test('alone on its key, the client waits only when nothing remains (no jitter)', async () => {
-  const s = scripted([reply(200, {}, limits(2)), reply(200, {}, limits(1)), reply(200, {}, limits(0, 12)), reply(200, {}, limits(119, 60))]);
+  const s = scripted([reply(200, WS, limits(2)), reply(200, WS, limits(1)), reply(200, WS, limits(0, 12)), reply(200, WS, limits(119, 60))]);
   for (let i = 0; i < 4; i++) await s.client.auth();
   expect(s.sleeps).toEqual([12_000]);
 });
 
 test('sharing its key with 2 others, the client stops when no more remain than they use, and adds jitter', async () => {
   // Each of our responses shows the counter 3 lower: 2 requests of others per one of ours.
-  const s = scripted([reply(200, {}, limits(11)), reply(200, {}, limits(8)), reply(200, {}, limits(5)), reply(200, {}, limits(2, 12)), reply(200, {}, limits(119, 60))]);
+  const s = scripted([reply(200, WS, limits(11)), reply(200, WS, limits(8)), reply(200, WS, limits(5)), reply(200, WS, limits(2, 12)), reply(200, WS, limits(119, 60))]);
   for (let i = 0; i < 5; i++) await s.client.auth();
   expect(s.sleeps).toHaveLength(1);
   expect(s.sleeps[0]).toBeGreaterThanOrEqual(12_000);

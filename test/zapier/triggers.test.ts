@@ -182,8 +182,8 @@ describe('subscription edge cases', () => {
     api().post('/api/v1/webhooks/subscriptions').reply(403, { error: 'PLAN_LIMIT_EXCEEDED', message: 'At most 20 webhook subscriptions.', detail: {} });
     const error = await caught(run('triggers.certificate_sent.operation.performSubscribe', { targetUrl: HOOK_URL, inputData: {} }));
     expect(error.json).toMatchObject({ code: 'PLAN_LIMIT_EXCEEDED', status: 403 });
-    expect(String(error.json?.message)).toMatch(/^At most 20 webhook subscriptions\. A workspace holds at most 20 webhook subscriptions, and every trigger that is on uses one: each Zap that is on/);
-    expect(String(error.json?.message)).toMatch(/Turn off the triggers you no longer need\..*certsvc subscriptions list/);
+    expect(String(error.json?.message)).toMatch(/^At most 20 webhook subscriptions\. A workspace holds at most 20 webhook subscriptions, and every instant trigger that is on holds one\..*Each Zap that is on with an instant Certificate Service trigger holds one/);
+    expect(String(error.json?.message)).not.toMatch(/certsvc|n8n/); // the host's own words only
   });
 
   it('a failing unsubscribe (not a 404) is an error', async () => {

@@ -95,6 +95,10 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
   }
 
   const failures = outcomes.flatMap((o, i) => (o.ok ? [] : [{ row: rows[i], error: o.error }]));
+  // The batch could not be read (no such batch, a refused key, an answer the core cannot
+  // read): nothing was sent, and one line says why better than one per row.
+  const unread = failures[0]?.error.detail.unreadBatch !== undefined ? failures[0].error.cause : undefined;
+  if (failures.length === rows.length && unread instanceof CertificateServiceError) throw unread;
   if (flags.errors) {
     const records = failures.map(({ row, error }) => [row.line, row.name, row.email, error.code, error.message, error.outcomeUnknown]);
     fs.writeFileSync(flags.errors, stringify(records, { header: true, columns: ['line', 'name', 'email', 'code', 'message', 'outcomeUnknown'] }));

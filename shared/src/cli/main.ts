@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { CertificateServiceError } from '../errors';
+import { CertificateServiceError, hostHint, type HostWords } from '../errors';
 import { connect, type ConnectionFlags } from './connect';
 import { runIssue, type IssueFlags } from './issue';
 import { UsageError } from './usage-error';
@@ -97,6 +97,13 @@ export function program(result: { exitCode: number }): Command {
   return cli;
 }
 
+/** The CLI's words after the core's hint: its environment variables and commands. */
+const CLI_WORDS: HostWords = {
+  auth: 'Set the key in CERTSVC_API_KEY (or pass --api-key).',
+  'subscription-limit': 'List them with "certsvc subscriptions list" and remove one with "certsvc subscriptions delete <id>".',
+  'unexpected-response': 'Check CERTSVC_BASE_URL (or --base-url).',
+};
+
 async function main(argv: string[]): Promise<number> {
   const result = { exitCode: 0 };
   try {
@@ -110,7 +117,8 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (error instanceof CertificateServiceError) {
-      process.stderr.write(`certsvc: ${error.message}\n${error.hint ? `${error.hint}\n` : ''}`);
+      const hint = hostHint(error, CLI_WORDS);
+      process.stderr.write(`certsvc: ${error.message}\n${hint ? `${hint}\n` : ''}`);
       // Refused before sending (status 0, bad input) is a usage error; anything the service said is not.
       return error.code === 'VALIDATION_ERROR' && error.status === 0 ? 2 : 1;
     }

@@ -1,5 +1,5 @@
 import type { ZObject } from 'zapier-platform-core';
-import { CertificateServiceError } from '@certificate-service/sdk/core';
+import { CertificateServiceError, hostHint, type HostWords } from '@certificate-service/sdk/core';
 
 // The one place where errors become Zapier errors.
 //
@@ -58,15 +58,24 @@ export function fieldLabel(field: string): string {
   return rest.length ? `${label} (${rest.join('.')})` : label;
 }
 
+/** Zapier's words after the core's hint: the connection, the Zaps that hold a subscription. */
+export const ZAPIER_WORDS: HostWords = {
+  auth: 'Reconnect your Certificate Service account in Zapier with a working key.',
+  'subscription-limit':
+    'Each Zap that is on with an instant Certificate Service trigger holds one; the polling triggers (New Certificate, Certificate Email Sent, Certificate Email Failed) hold none. Turn off the Zaps you no longer use, or switch them to a polling trigger.',
+  'unexpected-response': 'Check the API Base URL of your Certificate Service connection.',
+};
+
 /**
  * What the user reads: the core's message, the Zapier field to fix when one is named, the
- * code of an auth failure, and the core's hint (written once, in the core).
+ * code of an auth failure, and the core's hint with Zapier's words for it.
  */
 function userText(error: CertificateServiceError): string {
   let text = error.message;
   if (error.field) text = `${text.replace(/[.\s]*$/, '')}. Check the ${fieldLabel(error.field)} field.`;
   if (error.isAuthError) text = `${text} (${error.code})`;
-  return error.hint ? `${text} ${error.hint}` : text;
+  const hint = hostHint(error, ZAPIER_WORDS);
+  return hint ? `${text} ${hint}` : text;
 }
 
 type Rule = [when: (error: CertificateServiceError, context: ErrorContext) => boolean, make: (z: ZObject, error: CertificateServiceError, text: string) => Error];

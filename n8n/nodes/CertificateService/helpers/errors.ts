@@ -1,14 +1,22 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { CertificateServiceError } from '@certificate-service/sdk/core';
-import type { ErrorPhase } from '@certificate-service/sdk/core';
+import { CertificateServiceError, hostHint } from '@certificate-service/sdk/core';
+import type { ErrorPhase, HostWords } from '@certificate-service/sdk/core';
+
+/** n8n's words after the core's hint: where the key lives, which triggers hold a subscription. */
+export const N8N_WORDS: HostWords = {
+	auth: 'Put the key in the Certificate Service API credential this node uses.',
+	'subscription-limit':
+		'In n8n, each active workflow with the Certificate Service Trigger holds one, and one more while the trigger listens for a test event; the Certificate Service Poll Trigger holds none. Subscriptions left by an n8n instance that moved or lost its database are listed by "certsvc subscriptions list" and removed by "certsvc subscriptions delete <id>".',
+	'unexpected-response': 'Check the Base URL in the Certificate Service API credential.',
+};
 
 type NodeError = NodeApiError | NodeOperationError;
 
 /**
  * The one table from the core's error to n8n's, by where the call failed. The core says
- * what happened (`message`) and what to do next (`hint`); nothing is rephrased here.
+ * what happened (`message`) and what to do next (`hint`); n8n adds its own words (N8N_WORDS).
  * - validation: refused before anything was sent → NodeOperationError naming the field;
  * - request (no reliable answer) and response (the service's answer) → NodeApiError with
  *   the service's code and HTTP status.
@@ -24,10 +32,11 @@ const BY_PHASE: Record<ErrorPhase, (node: INode, error: CertificateServiceError,
 };
 
 function apiError(node: INode, error: CertificateServiceError, itemIndex?: number): NodeApiError {
+	const hint = hostHint(error, N8N_WORDS);
 	const facts = `Service error code ${error.code}${error.status ? ` (HTTP ${error.status})` : ''}.${error.field ? ` Field: ${error.field}.` : ''}`;
 	const nodeError = new NodeApiError(node, error.toJSON() as JsonObject, {
 		message: error.message,
-		description: error.hint ? `${facts} ${error.hint}` : facts,
+		description: hint ? `${facts} ${hint}` : facts,
 		httpCode: error.status ? String(error.status) : undefined,
 		itemIndex,
 	});
