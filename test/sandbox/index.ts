@@ -12,6 +12,7 @@ import { DEFAULT_OPTIONS, LIST_SHAPES, type ResolvedOptions, type SandboxOptions
 export type { SandboxControls, SubscriptionInfo, QuotaInfo, SettingsInfo } from './controls';
 export type { CountersSnapshot } from './counters';
 export type { FaultSpec, FaultKind, FaultInfo } from './faults';
+export { KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES } from './types';
 export type { SandboxOptions, ListShape, BulkResponseShape, DeliveryAttempt, EventLogEntry, RateLimitConfig } from './types';
 export { DEMO_API_KEY, DEMO_WORKSPACE, DESIGNS } from './seed';
 export { RETRY_DELAYS_MS, MAX_ATTEMPTS } from './deliveries';

@@ -59,6 +59,19 @@ const READERS: Record<ListShape, Reader> = {
     expect(b.has_more).toBe(b.next_cursor !== null);
     return { items: b.data, next: b.next_cursor };
   },
+  // Shapes no client knows (first-contact tests): served as described, so a test can show refusal.
+  entries: (b) => {
+    expect(Object.keys(b).sort()).toEqual(['continuation', 'entries']);
+    return { items: b.entries, next: b.continuation };
+  },
+  payload_rows: (b) => {
+    expect(Object.keys(b)).toEqual(['payload']);
+    return { items: b.payload.rows, next: b.payload.after };
+  },
+  html_page: (b) => {
+    expect(b).toMatch(/^<!doctype html>/);
+    return { items: [], next: undefined };
+  },
 };
 
 const LISTS: Array<[Name, () => string]> = [
@@ -72,6 +85,13 @@ describe.each(Object.keys(READERS) as ListShape[])('list shape %s', (shape) => {
   test.each(LISTS)('%s: two pages of 2 + 1', async (name, path) => {
     sb.controls.setListShape(shape);
     const read = READERS[shape];
+    if (shape === 'html_page') {
+      const res = await api.get(`${path()}?limit=2`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      read(res.text, name);
+      return;
+    }
     const first = read((await api.get(`${path()}?limit=2`)).body, name);
     expect(first.items).toHaveLength(2);
     if (shape === 'bare') {

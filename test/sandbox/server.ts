@@ -7,6 +7,7 @@ import type { SandboxControls } from './controls';
 import { ApiError } from './errors';
 import type { Fault } from './faults';
 import { type Headers, parseJsonBody, readBody, sendEmpty, sendHtml, sendJson } from './http-io';
+import { HtmlPage } from './list-shapes';
 import { type RateLimitState, rateLimitHeaders } from './rate-limit';
 import type { Reply } from './router';
 import { createApiRouter } from './routes';
@@ -159,6 +160,7 @@ function errorReply(err: unknown): Reply {
 function writeReply(res: ServerResponse, reply: Reply, headers: Headers): void {
   if (res.destroyed) return;
   if (reply.body === undefined) sendEmpty(res, reply.status, headers);
+  else if (reply.body instanceof HtmlPage) sendHtml(res, reply.status, reply.body.html, headers);
   else sendJson(res, reply.status, reply.body, headers);
 }
 

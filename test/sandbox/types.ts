@@ -2,7 +2,14 @@
 import type { EventType } from '@certificate-service/sdk/core';
 
 /** Wrappers a list endpoint can answer with; the spec leaves the wrapper "not shown". */
-export const LIST_SHAPES = ['default', 'bare', 'items', 'results', 'named', 'pagination', 'meta', 'has_more'] as const;
+export const KNOWN_LIST_SHAPES = ['default', 'bare', 'items', 'results', 'named', 'pagination', 'meta', 'has_more'] as const;
+/**
+ * Answers no client version knows, for first-contact tests: a wrapper under another name,
+ * a nested one, and a 200 HTML page such as a proxy or sign-in page sends. A client must
+ * refuse them with an error, never read them as an empty list.
+ */
+export const UNKNOWN_LIST_SHAPES = ['entries', 'payload_rows', 'html_page'] as const;
+export const LIST_SHAPES = [...KNOWN_LIST_SHAPES, ...UNKNOWN_LIST_SHAPES] as const;
 export type ListShape = (typeof LIST_SHAPES)[number];
 
 /** Bodies the bulk-issue endpoint can answer with; the spec leaves it "not shown". */
