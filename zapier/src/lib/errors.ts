@@ -21,7 +21,9 @@ export interface ErrorContext {
 }
 
 /** Codes that describe the input or the state of a resource, not a broken integration. */
-const HALT_CODES = new Set(['VALIDATION_ERROR', 'NOT_FOUND', 'CONFLICT', 'BATCH_ARCHIVED']);
+// UNEXPECTED_RESPONSE: an answer the core could not read, so nothing was done with it (an issue call
+// whose answer was unreadable is outcomeUnknown and handled above, never halted).
+const HALT_CODES = new Set(['VALIDATION_ERROR', 'NOT_FOUND', 'CONFLICT', 'BATCH_ARCHIVED', 'UNEXPECTED_RESPONSE']);
 
 /** Used when a 429 carries no Retry-After. */
 export const DEFAULT_THROTTLE_SECONDS = 60;
