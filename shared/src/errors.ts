@@ -86,21 +86,31 @@ export class SecretSet {
   }
 }
 
-export function redact(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
+/** `text` without the given secrets and, unless `shapes` is false, without anything shaped like one. */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined> = [], shapes = true): string {
   let out = text;
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[redacted]');
-  for (const [shape, replacement] of SECRET_SHAPES) out = out.replace(shape, replacement);
+  if (shapes) for (const [shape, replacement] of SECRET_SHAPES) out = out.replace(shape, replacement);
   return out;
 }
 
-function redactValue(value: unknown, secrets: ReadonlyArray<string | undefined>, depth = 0): unknown {
-  if (typeof value === 'string') return redact(value, secrets);
+function redactValue(value: unknown, secrets: ReadonlyArray<string | undefined>, depth = 0, maxDepth = 6, shapes = true): unknown {
+  if (typeof value === 'string') return redact(value, secrets, shapes);
   if (value === null || typeof value !== 'object') return value;
-  if (depth > 6) return '[nested too deep]';
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets, depth + 1));
+  if (depth > maxDepth) return '[nested too deep]';
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets, depth + 1, maxDepth, shapes));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[redact(k, secrets)] = redactValue(v, secrets, depth + 1);
+  for (const [k, v] of Object.entries(value)) out[redact(k, secrets, shapes)] = redactValue(v, secrets, depth + 1, maxDepth, shapes);
   return out;
+}
+
+/**
+ * A parsed answer without the secrets a server may echo, before anything reads it, so no
+ * output carries them either. The answers that hand out a signing secret (create and rotate)
+ * keep `wh_sec_…` values: that secret is theirs to return, once.
+ */
+export function redactAnswer(body: unknown, secrets: ReadonlyArray<string | undefined>, handsOutSecret: boolean): unknown {
+  return redactValue(body, secrets, 0, 32, !handsOutSecret);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { unexpected, type Decoder, type ResponseContext } from './decode';
-import { CertificateServiceError, errorFromResponse, type RequestIdentity, type SecretSet } from './errors';
+import { CertificateServiceError, errorFromResponse, redactAnswer, type RequestIdentity, type SecretSet } from './errors';
 import { jitterMs, othersBetween, parseRateLimit, parseRetryAfter, type RateLimitState } from './rate-limit';
 import { DEFAULT_RETRY, isRepeatable, retryDecision, type AttemptResult, type RetryOptions } from './retry';
 import type { HttpRequest, HttpResponse, Transport } from './transport';
@@ -34,6 +34,8 @@ export interface CallSpec {
   recipients?: string[];
   /** A POST that changes nothing (POST /auth), so it may be repeated like a GET. */
   safeToRepeat?: boolean;
+  /** The answer hands out a signing secret (create, rotate): `wh_sec_…` values are kept in it. */
+  handsOutSecret?: boolean;
 }
 
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -89,7 +91,7 @@ export class Requester {
 
   constructor(
     private readonly options: RequesterOptions,
-    /** Used only where a body is cut short, so no part of a secret survives the cut. */
+    /** Taken out of every answer before it is read, so neither outputs nor errors carry them. */
     private readonly secrets: SecretSet,
   ) {
     this.baseUrl = options.baseUrl;
@@ -144,7 +146,7 @@ export class Requester {
         const others = othersBetween(this.rate, limits);
         Object.assign(this.rate, limits, others === undefined ? {} : { others });
       }
-      const body = parseBody(response.body);
+      const body = redactAnswer(parseBody(response.body), this.secrets.list(), spec.handsOutSecret === true);
       const context: ResponseContext = {
         endpoint: `${spec.method} ${spec.route}`,
         status: response.status,

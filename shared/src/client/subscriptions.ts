@@ -42,7 +42,7 @@ export function iterateSubscriptions(api: Api): AsyncGenerator<WebhookSubscripti
 /** The returned `secret` is shown once: store it to verify deliveries. */
 export async function createSubscription(api: Api, input: { url: string; events: EventType[] }): Promise<WebhookSubscription> {
   const body = { url: validateWebhookUrl(input?.url), events: validateEvents(input?.events) };
-  const created = await api.call({ method: 'POST', route: ROUTE, path: ROUTE, body }, subscription);
+  const created = await api.call({ method: 'POST', route: ROUTE, path: ROUTE, body, handsOutSecret: true }, subscription);
   api.secrets.add(created.secret);
   return created;
 }
@@ -70,7 +70,7 @@ const rotatedSecret: Decoder<string> = (body, context) => {
 
 export async function rotateSubscriptionSecret(api: Api, subscriptionId: string): Promise<{ id: string; secret: string }> {
   const path = `${ROUTE}/${seg(subscriptionId, 'subscriptionId')}/rotate-secret`;
-  const secret = await api.call({ method: 'POST', route: `${ONE_ROUTE}/rotate-secret`, path }, rotatedSecret);
+  const secret = await api.call({ method: 'POST', route: `${ONE_ROUTE}/rotate-secret`, path, handsOutSecret: true }, rotatedSecret);
   api.secrets.add(secret);
   return { id: subscriptionId, secret };
 }
