@@ -100,6 +100,11 @@ export function describeList(body: unknown): ListShape | undefined {
 /** A page as decoded: the items, the next cursor, and whether the body said it was the last. */
 export interface DecodedPage<T> extends Page<T> {
   shape: ListShape;
+  /**
+   * Set when this page is full and says neither where the next one is nor that it is the last:
+   * the error to raise if the caller wants what follows (reading the whole list).
+   */
+  restUnknown?: CertificateServiceError;
 }
 
 /**
@@ -123,10 +128,11 @@ export function listOf<T>(
     const nextCursor = shape.saysLastPage || cursor === null || cursor === undefined ? null : String(cursor);
     // A full page with neither a cursor nor a word that it is the last: more may follow under a
     // name this version does not know, and "that was all" would be a guess.
-    if (nextCursor === null && !shape.saysLastPage && limit !== undefined && items.length >= limit) {
-      throw unexpected(context, body, `a list of ${noun} with a next-page cursor or a sign that this full page of ${items.length} is the last`);
-    }
-    return { items: items as T[], nextCursor, shape };
+    const restUnknown =
+      nextCursor === null && !shape.saysLastPage && limit !== undefined && items.length >= limit
+        ? unexpected(context, body, `a list of ${noun} with a next-page cursor or a sign that this full page of ${items.length} is the last`)
+        : undefined;
+    return { items: items as T[], nextCursor, shape, ...(restUnknown ? { restUnknown } : {}) };
   };
 }
 

@@ -5,8 +5,10 @@ export const MAX_PAGE_SIZE = 100;
 
 /**
  * Iterates every item across pages. Ends where a page says it is the last (no cursor), or
- * on an empty page. A cursor that comes back a second time would loop forever, and stopping
- * there would pass off part of the list as all of it, so it is an error.
+ * on an empty page. Passing off part of the list as all of it is an error instead: a cursor
+ * that comes back a second time (it would also loop forever), or a full page that says
+ * neither where the next one is nor that it is the last. The error comes only when the
+ * caller asks for more than was read, so taking the first N items of such a list works.
  */
 export async function* paginate<T>(endpoint: string, fetchPage: (cursor: string | undefined) => Promise<DecodedPage<T>>): AsyncGenerator<T> {
   const used = new Set<string>();
@@ -14,6 +16,7 @@ export async function* paginate<T>(endpoint: string, fetchPage: (cursor: string 
   for (;;) {
     const page = await fetchPage(cursor);
     for (const item of page.items) yield item;
+    if (page.restUnknown) throw page.restUnknown;
     if (!page.nextCursor || page.items.length === 0) return;
     if (used.has(page.nextCursor)) {
       throw new CertificateServiceError({

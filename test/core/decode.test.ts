@@ -60,12 +60,19 @@ describe('list', () => {
     ['a wrapper key that is not a list', { data: { id: VALUE } }, /keys "data"/],
     ['an item with no id', { data: [{ name: VALUE }] }, /item 0 has no "id"/],
     ['an item that is not an object', [VALUE], /item 0 is not an object/],
-    ['a full page with no cursor and no end marker', Array.from({ length: 100 }, (_, i) => ({ id: `r${i}` })), /sign that this full page of 100 is the last/],
   ])('refused: %s', (_n, body, message) => {
     const e = refusal(() => read(body, ctx({ contentType: typeof body === 'string' ? 'text/html' : 'application/json' })));
     expect(e.message).toMatch(/^GET \/things answered 200 \((text\/html|application\/json)\) with /);
     expect(e.message).toMatch(message);
     expect(e.outcomeUnknown).toBe(false);
+  });
+
+  test('a full page with no cursor and no end marker: read, with the error kept for whoever wants the rest', () => {
+    const page = read(Array.from({ length: 100 }, (_, i) => ({ id: `r${i}` })), ctx());
+    expect(page.items).toHaveLength(100);
+    expect(page.nextCursor).toBeNull();
+    expect(page.restUnknown).toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: expect.stringMatching(/sign that this full page of 100 is the last/) });
+    expect(read(Array.from({ length: 99 }, (_, i) => ({ id: `r${i}` })), ctx()).restUnknown).toBeUndefined();
   });
 
   test('an item check names what is missing', () => {

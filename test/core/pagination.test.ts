@@ -63,3 +63,11 @@ test('collect stops fetching once the limit is reached', async () => {
   expect(await collect(client.iterateRecipients('b1'), 2)).toHaveLength(2);
   expect(page2.isDone()).toBe(false);
 });
+
+test('a full page with no cursor: the first N items can be taken, reading on is an error', async () => {
+  const full = Array.from({ length: 100 }, (_, i) => ({ id: `r${i}`, email: `p${i}@x.test` }));
+  nock(BASE).get('/api/v1/batches/b1/recipients').query(true).times(2).reply(200, full);
+  const { client } = makeClient();
+  expect(await collect(client.iterateRecipients('b1'), 10)).toHaveLength(10);
+  await expect(collect(client.iterateRecipients('b1'))).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE' });
+});
