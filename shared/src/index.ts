@@ -61,4 +61,5 @@ export {
   type VerifyOptions,
 } from './webhooks/verify';
 export { DeliveryDeduper } from './webhooks/dedupe';
+export { handleDelivery, acceptOnly, memoryStore, type DeliveryStore, type DeliveryResult, type HandleOptions } from './webhooks/handle';
 export { flattenEvent, type FlatEvent } from './webhooks/flatten';

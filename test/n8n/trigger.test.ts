@@ -373,7 +373,7 @@ describe('webhook()', () => {
 		});
 		const result = await trigger.webhook.call(context);
 		expect(result.workflowData).toBeUndefined();
-		expect(result.webhookResponse).toMatchObject({ ignored: 'event type not selected' });
+		expect(result.webhookResponse).toMatchObject({ ignored: 'event certificate.issued is not selected' });
 	});
 
 	it('a viewed event carries the viewer', async () => {

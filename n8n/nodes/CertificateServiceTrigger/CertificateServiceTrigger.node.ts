@@ -8,10 +8,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { checkDelivery, flattenEvent, getHeader } from '@certificate-service/sdk/core';
+import { acceptOnly, flattenEvent, handleDelivery } from '@certificate-service/sdk/core';
 import type { HeaderBag } from '@certificate-service/sdk/core';
 import { listSearch } from '../CertificateService/methods';
-import { isDuplicateDelivery } from './deliveries';
+import { triggerStore } from './deliveries';
 import { createSubscription, deleteSubscription, subscriptionExists } from './subscription';
 
 export class CertificateServiceTrigger implements INodeType {
@@ -120,36 +120,29 @@ export class CertificateServiceTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const state = this.getWorkflowStaticData('node');
-		const headers = this.getHeaderData() as HeaderBag;
-
-		// 1. Signature over the raw bytes, with the secret stored at subscription (300 s window).
-		const check = checkDelivery(this.getRequestObject().rawBody, headers, state.secret as string);
-		if (!check.ok) {
-			this.logger.warn(`Certificate Service Trigger rejected a delivery: ${check.message}`);
-			this.getResponseObject().status(401).json({ error: check.reason, message: check.message });
-			return { noWebhookResponse: true };
-		}
-		const event = check.event;
-
-		// 2. At-least-once delivery: the same X-Service-Delivery may come again.
-		const deliveryId = getHeader(headers, 'X-Service-Delivery');
 		const nodeKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id ?? this.getNode().name}`;
-		if (deliveryId && isDuplicateDelivery(nodeKey, state, deliveryId)) {
-			return { webhookResponse: { received: true, duplicate: true } };
+		// The core's one pipeline: signature over the raw bytes with the secret stored at
+		// subscription (300 s window), then the filters, then the delivery id (at-least-once).
+		const result = await handleDelivery(this.getRequestObject().rawBody, this.getHeaderData() as HeaderBag, {
+			secrets: state.secret as string,
+			accept: acceptOnly({
+				events: this.getNodeParameter('events', []) as string[],
+				batchId: String(this.getNodeParameter('batch', '', { extractValue: true }) ?? '').trim(),
+			}),
+			store: triggerStore(nodeKey, state),
+		});
+		switch (result.outcome) {
+			case 'rejected':
+				this.logger.warn(`Certificate Service Trigger rejected a delivery: ${result.message}`);
+				this.getResponseObject().status(401).json({ error: result.reason, message: result.message });
+				return { noWebhookResponse: true };
+			// Answered 200 so the service does not retry, but nothing runs.
+			case 'filtered':
+				return { webhookResponse: { received: true, ignored: result.why } };
+			case 'duplicate':
+				return { webhookResponse: { received: true, duplicate: true } };
+			case 'accepted':
+				return { workflowData: [this.helpers.returnJsonArray([flattenEvent(result.event) as unknown as IDataObject])] };
 		}
-
-		// 3. Filters: answered 200 so the service does not retry, but nothing runs.
-		const events = this.getNodeParameter('events', []) as string[];
-		if (events.length > 0 && !events.includes(event.type)) {
-			return { webhookResponse: { received: true, ignored: 'event type not selected' } };
-		}
-		const batchId = String(this.getNodeParameter('batch', '', { extractValue: true }) ?? '').trim();
-		if (batchId && event.data?.batchId !== batchId) {
-			return { webhookResponse: { received: true, ignored: 'other batch' } };
-		}
-
-		return {
-			workflowData: [this.helpers.returnJsonArray([flattenEvent(event) as unknown as IDataObject])],
-		};
 	}
 }

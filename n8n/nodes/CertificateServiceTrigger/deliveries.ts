@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { DeliveryDeduper } from '@certificate-service/sdk/core';
+import { DeliveryDeduper, type DeliveryStore } from '@certificate-service/sdk/core';
 
 /** Delivery ids kept in the node's static data (small: it is saved with the workflow). */
 export const STORED_DELIVERIES = 200;
@@ -66,6 +66,11 @@ export function isDuplicateDelivery(
 		staticData.deliveryIds = persisted.toJSON();
 	}
 	return inMemory || inStore;
+}
+
+/** The trigger's store for the core's delivery pipeline: memory plus static data, as above. */
+export function triggerStore(nodeKey: string, staticData: IDataObject): DeliveryStore {
+	return { claim: (deliveryId) => !isDuplicateDelivery(nodeKey, staticData, deliveryId) };
 }
 
 /** For tests: forget what this process has seen. */

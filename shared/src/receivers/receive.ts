@@ -1,25 +1,9 @@
 import type { WebhookEvent } from '../types';
-import { DeliveryDeduper } from '../webhooks/dedupe';
-import { getHeader, type HeaderBag } from '../headers';
-import { checkDelivery, type VerificationFailure } from '../webhooks/verify';
+import type { HeaderBag } from '../headers';
+import { handleDelivery, memoryStore, type DeliveryStore } from '../webhooks/handle';
+import type { VerificationFailure } from '../webhooks/verify';
 
-/**
- * Where a receiver remembers the delivery ids it has handled (delivery is at-least-once, and a
- * retry or duplicate carries the same `X-Service-Delivery`). `claim(id)` returns true the first
- * time an id is seen and false after that. Back it with Redis `SET id 1 NX EX 86400`, a unique
- * key in SQL, …, when several processes receive; the default is an in-memory LRU of 1,000 ids.
- */
-export interface DeliveryStore {
-  claim(id: string): boolean | Promise<boolean>;
-  /** Called when `onEvent` failed, so the service's retry is handled instead of skipped. */
-  release?(id: string): void | Promise<void>;
-}
-
-/** The default store: the core's bounded `DeliveryDeduper`, in this process's memory. */
-export function memoryStore(maxSize = 1000): DeliveryStore {
-  const deduper = new DeliveryDeduper(maxSize);
-  return { claim: (id) => !deduper.seen(id), release: (id) => deduper.forget(id) };
-}
+export { memoryStore, type DeliveryStore } from '../webhooks/handle';
 
 export interface DeliveryInfo {
   /** `X-Service-Delivery` (the event id when the header is missing). */
@@ -38,7 +22,7 @@ export interface ReceiverOptions {
   /** Replay window around the signed timestamp (default 300 s). */
   toleranceSeconds?: number;
   /** Told about a failed `onEvent` or store (default: `console.error`). */
-  onError?: (error: unknown, event: WebhookEvent) => void;
+  onError?: (error: unknown, event: WebhookEvent | undefined) => void;
 }
 
 export interface ReceiverAnswer {
@@ -61,19 +45,19 @@ export function createReceiver(options: ReceiverOptions): (rawBody: unknown, hea
   const onError = options.onError ?? ((error: unknown) => console.error('Certificate Service receiver: answered 500 so the service retries.', error));
 
   return async (rawBody, headers) => {
-    const result = checkDelivery(rawBody, headers, secrets, { toleranceSeconds: options.toleranceSeconds });
-    if (!result.ok) return { status: BAD_REQUEST.includes(result.reason) ? 400 : 401, body: { error: result.reason, message: result.message } };
-    // Claimed only after the signature checked out, so forged requests cannot fill the store.
-    const delivery = { id: getHeader(headers, 'X-Service-Delivery') ?? result.event.id, timestamp: result.timestamp };
-    let claimed = false;
+    let claimed: string | undefined;
+    let event: WebhookEvent | undefined;
     try {
-      claimed = await store.claim(delivery.id);
-      if (!claimed) return { status: 200, body: { received: true, duplicate: true } };
-      await options.onEvent(result.event, delivery);
+      // The core's pipeline: verify, then claim the delivery id (forged requests cannot fill the store).
+      const result = await handleDelivery(rawBody, headers, { secrets, store, toleranceSeconds: options.toleranceSeconds });
+      if (result.outcome === 'rejected') return { status: BAD_REQUEST.includes(result.reason) ? 400 : 401, body: { error: result.reason, message: result.message } };
+      if (result.outcome !== 'accepted') return { status: 200, body: { received: true, duplicate: true } };
+      ({ event, deliveryId: claimed } = result);
+      await options.onEvent(result.event, { id: result.deliveryId, timestamp: result.timestamp });
     } catch (error) {
       // A failed store or handler answers 500, so the service delivers it again later.
-      if (claimed) await Promise.resolve(store.release?.(delivery.id)).catch(() => {});
-      onError(error, result.event);
+      if (claimed !== undefined) await Promise.resolve(store.release?.(claimed)).catch(() => {});
+      onError(error, event);
       return { status: 500, body: { error: 'HANDLER_FAILED', message: 'The receiver could not handle this delivery; the service will retry it.' } };
     }
     return { status: 200, body: { received: true } };

@@ -414,7 +414,7 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
       const viewed = { ...issued[9], viewer: { viewedAt: new Date().toISOString(), userAgent: 'e2e', referer: null, ip: '127.0.0.1' } };
       const res = await deliver({ id: 'whe_e2e_viewed', type: 'certificate.viewed', createdAt: new Date().toISOString(), data: viewed }, 'whd_e2e_viewed', realSecret());
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual(expect.objectContaining({ ignored: 'event type not selected' }));
+      expect(await res.json()).toEqual(expect.objectContaining({ ignored: 'event certificate.viewed is not selected' }));
       await expectNoNewTriggerExecution();
     });
   });

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
 import {
   CertificateServiceError,
-  DEFAULT_TOLERANCE_SECONDS,
-  checkDelivery,
+  acceptOnly,
   collect,
   flattenEvent,
-  getHeader,
+  handleDelivery,
+  type DeliveryStore,
   type Batch,
   type CertificateServiceClient,
   type EventType,
@@ -100,6 +100,11 @@ async function seenBefore(z: ZObject, subscriptionId: string | undefined, delive
   return false;
 }
 
+/** The trigger's store for the core's delivery pipeline: Zapier's shared cache, as above. */
+const cacheStore = (z: ZObject, subscriptionId: string | undefined): DeliveryStore => ({
+  claim: async (deliveryId) => !(await seenBefore(z, subscriptionId, deliveryId)),
+});
+
 /** The newest active batch: the one performList shows when no batch filter is set. */
 async function newestActiveBatch(client: CertificateServiceClient): Promise<Batch | undefined> {
   const { items } = await client.listBatches({ status: 'active' });
@@ -168,17 +173,17 @@ export function defineCertificateTrigger<const K extends string>(spec: Certifica
 
       perform: async (z: ZObject, bundle: Bundle) => {
         const raw = bundle.rawRequest ?? {};
-        const deliveryId = getHeader(raw.headers, 'X-Service-Delivery');
         const { id: subscriptionId, secret } = subscribeData(bundle);
-        const result = checkDelivery(raw.content, raw.headers, secret ?? [], { toleranceSeconds: DEFAULT_TOLERANCE_SECONDS });
-        if (!result.ok) return drop(z, deliveryId, `verification failed (${result.reason}): ${result.message}`);
-
-        const event = result.event;
-        if (event.type !== spec.event) return drop(z, deliveryId, `event ${event.type} is not ${spec.event}.`);
-        const batchId = text(bundle.inputData.batch_id);
-        if (batchId && event.data.batchId !== batchId) return drop(z, deliveryId, `batch ${event.data.batchId} is not the selected batch.`);
-        if (deliveryId && (await seenBefore(z, subscriptionId, deliveryId))) return drop(z, deliveryId, 'already processed.');
-        return [outputItem(flattenEvent(event), outputFields)];
+        // The core's one pipeline: verify, filter (this trigger's event, the chosen batch), deduplicate.
+        const result = await handleDelivery(raw.content, raw.headers, {
+          secrets: secret ?? [],
+          accept: acceptOnly({ events: [spec.event], batchId: text(bundle.inputData.batch_id) }),
+          store: cacheStore(z, subscriptionId),
+        });
+        if (result.outcome === 'rejected') return drop(z, result.deliveryId, `verification failed (${result.reason}): ${result.message}`);
+        if (result.outcome === 'filtered') return drop(z, result.deliveryId, `${result.why}.`);
+        if (result.outcome === 'duplicate') return drop(z, result.deliveryId, 'already processed.');
+        return [outputItem(flattenEvent(result.event), outputFields)];
       },
 
       performList: withClient(async (client, _z, bundle: Bundle) => {
