@@ -1,5 +1,5 @@
 import { CertificateServiceClient } from '../client';
-import type { Transport } from '../transport';
+import type { HttpRequest, HttpResponse, Transport } from '../transport';
 import { createUndiciTransport } from '../undici-transport';
 import { UsageError } from './usage-error';
 
@@ -17,7 +17,7 @@ export interface Connection {
 }
 
 /** A client from the flags, else CERTSVC_API_KEY / CERTSVC_BASE_URL, that reports its requests and waits. */
-export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Connection {
+export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, observe?: (request: HttpRequest, response: HttpResponse) => void): Connection {
   const apiKey = flags.apiKey ?? env.CERTSVC_API_KEY;
   const baseUrl = flags.baseUrl ?? env.CERTSVC_BASE_URL;
   if (!apiKey?.trim()) throw new UsageError('No API key: set CERTSVC_API_KEY or pass --api-key.');
@@ -26,9 +26,11 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
   let count = 0;
   let waitingUntil: number | undefined;
   // Every attempt counts, retries included: it is what the rate limit counts.
-  const transport: Transport = (request) => {
+  const transport: Transport = async (request) => {
     count++;
-    return undici(request);
+    const response = await undici(request);
+    observe?.(request, response);
+    return response;
   };
   const client = new CertificateServiceClient({
     baseUrl,

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { CertificateServiceError, hostHint, type HostWords } from '../errors';
 import { connect, type ConnectionFlags } from './connect';
+import { runDoctor } from './doctor';
 import { runIssue, type IssueFlags } from './issue';
 import { UsageError } from './usage-error';
 import { runVerify, type VerifyFlags } from './verify';
@@ -82,6 +83,13 @@ export function program(result: { exitCode: number }): Command {
     .description('delete a webhook subscription; the trigger that used it stops receiving events')
     .argument('<subscriptionId>', 'e.g. whs_… (see certsvc subscriptions list)')
     .action(async (subscriptionId: string, _o, command: Command) => print(await client(command).deleteSubscription(subscriptionId)));
+
+  cli
+    .command('doctor')
+    .description('check, with read-only calls, that every answer of the service has a shape the connectors read')
+    .action(async (_o, command: Command) => {
+      result.exitCode = await runDoctor((observe) => connect(command.optsWithGlobals<ConnectionFlags>(), process.env, observe), process.stdout);
+    });
 
   cli
     .command('verify')
