@@ -40,9 +40,7 @@ export class CertificateServiceClient {
   }
 
   /** The normalised API base URL, ending in /api/v1. */
-  get baseUrl(): string {
-    return this.#http.baseUrl;
-  }
+  get baseUrl(): string { return this.#http.baseUrl; }
 
   /** The latest `RateLimit-*` values the service sent (limit, remaining, resetAt). */
   get rateLimit(): Readonly<RateLimitState> {
@@ -72,14 +70,12 @@ export class CertificateServiceClient {
   }
 
   async #exitOutcomes(run: (api: Api) => Promise<ItemOutcome[]>): Promise<ItemOutcome[]> {
-    const outcomes = await this.#exit(run);
-    return outcomes.map((o) => (o.ok ? o : { ok: false, error: this.#scrub(o.error) as CertificateServiceError }));
+    return (await this.#exit(run)).map((o) => (o.ok ? o : { ok: false, error: this.#scrub(o.error) as CertificateServiceError }));
   }
 
   /** Checks run when the iterator is made; errors thrown while iterating are redacted too. */
   #exitIterator<T>(make: (api: Api) => AsyncGenerator<T>): AsyncGenerator<T> {
-    const inner = this.#exitSync(() => make(this.#api));
-    const scrub = (error: unknown) => this.#scrub(error);
+    const [inner, scrub] = [this.#exitSync(() => make(this.#api)), (error: unknown) => this.#scrub(error)];
     return (async function* () {
       try {
         yield* inner;
@@ -89,6 +85,11 @@ export class CertificateServiceClient {
     })();
   }
 
+  /** A host's own check of its input (the core's validators) through the same exit: its error is redacted too. */
+  check<T>(validate: () => T): T {
+    return this.#exitSync(validate);
+  }
+
   // --- Auth ---------------------------------------------------------------------
 
   async auth(): Promise<Workspace> {
@@ -96,8 +97,6 @@ export class CertificateServiceClient {
     const spec = { method: 'POST' as const, route: '/auth', path: '/auth', safeToRepeat: true };
     return this.#exit((api) => api.call(spec, one<Workspace>('the workspace', ['workspace'], 'workspaceId')));
   }
-
-  // --- Batches and designs -----------------------------------------------------
 
   listBatches(options?: batches.BatchListOptions): Promise<Page<Batch>> {
     return this.#exit((api) => batches.listBatches(api, options));
@@ -165,8 +164,6 @@ export class CertificateServiceClient {
     return this.#exit((api) => recipients.sendCertificate(api, batchId, recipientId));
   }
 
-  // --- Certificates (lookups) -----------------------------------------------------
-
   getCertificate(certificateId: string): Promise<Recipient> {
     return this.#exit((api) => certificates.getCertificate(api, certificateId));
   }
@@ -174,8 +171,6 @@ export class CertificateServiceClient {
   getCertificateByToken(shareTokenOrUrl: string): Promise<Recipient> {
     return this.#exit((api) => certificates.getCertificateByToken(api, shareTokenOrUrl));
   }
-
-  // --- Webhook subscriptions --------------------------------------------------------
 
   listSubscriptions(options?: batches.ListOptions): Promise<Page<WebhookSubscription>> {
     return this.#exit((api) => subscriptions.listSubscriptions(api, options));

@@ -287,6 +287,40 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
     });
   });
 
+  it('with the batch list in a shape no code knows, Issue (skip on) issues nothing; each item ends with UNEXPECTED_RESPONSE', async () => {
+    await timed('action: issue against an unreadable list', async () => {
+      for (const shape of ['entries', 'html_page'] as const) {
+        sb!.controls.resetCounters();
+        sb!.controls.setListShape(shape);
+        try {
+          const code: Node = {
+            id: randomUUID(),
+            name: 'Recipients',
+            type: 'n8n-nodes-base.code',
+            typeVersion: 2,
+            position: [200, 0],
+            parameters: { jsCode: `return [0, 1, ${ISSUE_COUNT + 7}].map((i) => ({ json: { name: 'Recipient ' + i, email: 'r' + i + '@example.com' } }));` },
+          };
+          const issue = {
+            ...serviceNode('Issue', { resource: 'certificate', operation: 'issue', batch: byId(batchId), name: '={{ $json.name }}', email: '={{ $json.email }}', options: {} }, 400),
+            onError: 'continueRegularOutput',
+          };
+          const run = await runChain(`e2e: issue, list shape ${shape}`, code, issue);
+          expect(routeCount(BULK_ROUTE) + routeCount(SINGLE_ISSUE_ROUTE)).toBe(0);
+          expect(sb!.controls.counters().certificatesIssued).toBe(0);
+          const out = run.outputOf('Issue');
+          expect(out).toHaveLength(3);
+          for (const item of out) {
+            expect(item).toMatchObject({ code: 'UNEXPECTED_RESPONSE', phase: 'response' });
+            expect(item.error).toMatch(/not issued, because the batch could not be read to skip certificates already issued \(GET \/batches\/\{batchId\}\/recipients answered 200/);
+          }
+        } finally {
+          sb!.controls.setListShape('default');
+        }
+      }
+    });
+  });
+
   it('sends one certificate, then finds it by certificate ID and by share token', async () => {
     await timed('action: send + lookups', async () => {
       const target = issued[7];

@@ -39,7 +39,7 @@ export async function execute(
 	};
 	return await forEachItem(this, async (itemIndex) => {
 		const batchId = locatorValue(this, 'batch', itemIndex);
-		const email = requireEmail(this.getNodeParameter('email', itemIndex, ''), 'email');
+		const email = client.check(() => requireEmail(this.getNodeParameter('email', itemIndex, ''), 'email'));
 		const matches = (await indexOf(batchId)).get(email.toLowerCase()) ?? [];
 		return recipientOutput(this, itemIndex, matches);
 	});

@@ -20,7 +20,7 @@ export async function readRecipientId(
 	const value = typeof locator.value === 'number' ? String(locator.value) : locator.value;
 	if (locator.mode !== 'url') return String(value ?? ''); // the core checks it on use, naming recipientId
 
-	const certificate = await client.getCertificateByToken(shareTokenFrom(value, 'recipientId'));
+	const certificate = await client.getCertificateByToken(client.check(() => shareTokenFrom(value, 'recipientId')));
 	if (certificate.batchId !== batchId) {
 		throw validationError(
 			'recipientId',

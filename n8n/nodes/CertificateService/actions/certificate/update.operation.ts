@@ -58,7 +58,7 @@ export const execute = perItem(async (context, client, itemIndex) => {
 	if (fields.email !== undefined) update.email = fields.email;
 	const data = readData(context, itemIndex);
 	if (data !== undefined) update.data = data;
-	validateUpdate(update); // before a certificate URL is looked up
+	client.check(() => validateUpdate(update)); // before a certificate URL is looked up
 	const recipientId = await readRecipientId(context, client, batchId, itemIndex);
 	return recipientOutput(context, itemIndex, await client.updateRecipient(batchId, recipientId, update));
 });
