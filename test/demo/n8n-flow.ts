@@ -41,7 +41,7 @@ export async function runN8nFlow(sandbox: Sandbox, step: (label: string, detail:
     const first = issued[0];
     await exec({ resource: 'certificate', operation: 'send', batch: rl(String(batch.id)), recipientId: first.id });
     const [byId] = await exec({ resource: 'certificate', operation: 'getByCertificateId', certificateId: first.certificateId });
-    const [byToken] = await exec({ resource: 'certificate', operation: 'getByShareToken', shareToken: first.shareToken });
+    const [byToken] = await exec({ resource: 'certificate', operation: 'getByShareToken', certificateLink: first.shareToken });
     if (byId.id !== first.id || byToken.id !== first.id) throw new Error('n8n lookups returned a different recipient');
     step('Send, Get by Certificate ID and by Share Token', `${String(first.certificateId)} found both ways`);
 

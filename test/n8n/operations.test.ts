@@ -321,9 +321,9 @@ describe('certificate lookups (the former Lookup resource)', () => {
 		const byId = await run({
 			params: { resource: 'certificate', operation: 'getByCertificateId', certificateId: 'CERT-2026-0001-0001' },
 		});
-		const byToken = await run({ params: { resource: 'certificate', operation: 'getByShareToken', shareToken: 'tok2' } });
+		const byToken = await run({ params: { resource: 'certificate', operation: 'getByShareToken', certificateLink: 'tok2' } });
 		const byUrl = await run({
-			params: { resource: 'certificate', operation: 'getByShareToken', shareToken: `${BASE}/v/tok2/`, simplify: false },
+			params: { resource: 'certificate', operation: 'getByShareToken', certificateLink: `${BASE}/v/tok2/`, simplify: false },
 		});
 		expect(byId.output[0].json.id).toBe('rec_1');
 		expect(Object.keys(byId.output[0].json)).toHaveLength(10);

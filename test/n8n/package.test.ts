@@ -35,6 +35,10 @@ describe('n8n-node lint (strict)', () => {
 			fs.readFileSync(template, 'utf8').trim(),
 		);
 		expect(pkg.n8n.strict).toBe(true);
+		// What `n8n-node cloud-support` reports as ENABLED, "eligible for n8n Cloud verification"
+		// (@n8n/node-cli dist/commands/cloud-support.js showCloudSupportStatus): strict mode and this exact config.
+		const config = fs.readFileSync(path.join(N8N, 'eslint.config.mjs'), 'utf8').replace(/\s+/g, ' ').trim();
+		expect(config).toBe("import { config } from '@n8n/node-cli/eslint'; export default config;");
 		// eslint-plugin-n8n-nodes-base changes its file-name rules when NODE_ENV=test (as under jest)
 		const { NODE_ENV: _ignored, ...env } = process.env;
 		const result = await run(path.join(BIN, 'n8n-node'), ['lint'], {
@@ -49,6 +53,27 @@ describe('n8n-node lint (strict)', () => {
 		expect(plain).not.toMatch(/\d+ problems?|error|warning/i);
 		expect(result.code).toBe(0);
 	}, 60_000);
+});
+
+describe("n8n's verification scanner (@n8n/scan-community-package, offline)", () => {
+	it('reports 0 errors on the source (its SOURCE_FILE_PATTERNS) and on the unpacked npm pack tarball', async () => {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-scan-'));
+		try {
+			await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: N8N });
+			const tarball = fs.readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
+			await run('tar', ['-xzf', path.join(dir, tarball), '-C', dir]);
+			// As for n8n-node lint: the plugin's file-name rules change under NODE_ENV=test (jest).
+			const { NODE_ENV: _ignored, ...env } = process.env;
+			const { stdout } = await run(process.execPath, [path.join(__dirname, 'scan-package.mjs'), N8N, path.join(dir, 'package')], { env, maxBuffer: 16 * 1024 * 1024 });
+			const result = JSON.parse(stdout) as Record<'source' | 'tarball', { passed: boolean; message?: string; details?: string }>;
+			// On a failure the scanner's own report (file, line, rule) is what the assertion shows.
+			expect({ source: result.source.details ?? result.source.message ?? 'passed' }).toEqual({ source: 'passed' });
+			expect({ tarball: result.tarball.details ?? result.tarball.message ?? 'passed' }).toEqual({ tarball: 'passed' });
+			expect(result.source.passed && result.tarball.passed).toBe(true);
+		} finally {
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
+	}, 120_000);
 });
 
 describe('npm pack', () => {

@@ -151,7 +151,7 @@ it('runs every operation end to end', async () => {
 	const { output: byToken } = await run({ resource: 'certificate', operation: 'getByShareToken', shareToken: first.shareToken });
 	expect(byToken[0].json.id).toBe(recipientId);
 	// the certificate URL works as well, both here and in the Certificate locator
-	const { output: byUrl } = await run({ resource: 'certificate', operation: 'getByShareToken', shareToken: first.certUrl });
+	const { output: byUrl } = await run({ resource: 'certificate', operation: 'getByShareToken', certificateLink: first.certUrl });
 	expect(byUrl[0].json.id).toBe(recipientId);
 	const { output: viaUrl } = await run({ resource: 'certificate', operation: 'get', batch: rl(batchId), recipientId: { __rl: true, mode: 'url', value: first.certUrl } });
 	expect(viaUrl[0].json.id).toBe(recipientId);

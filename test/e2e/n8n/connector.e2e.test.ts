@@ -328,7 +328,7 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
         'e2e: send and look up',
         serviceNode('Send', { resource: 'certificate', operation: 'send', batch: byId(batchId), recipientId: byId(target.id) }, 200),
         serviceNode('By Certificate ID', { resource: 'certificate', operation: 'getByCertificateId', certificateId: target.certificateId }, 400),
-        serviceNode('By Share Token', { resource: 'certificate', operation: 'getByShareToken', shareToken: target.shareToken }, 600),
+        serviceNode('By Share Token', { resource: 'certificate', operation: 'getByShareToken', certificateLink: target.shareToken }, 600),
       );
       const [sent] = run.outputOf('Send');
       expect(sent).toEqual(expect.objectContaining({ id: target.id, emailStatus: 'queued' }));
