@@ -18,8 +18,9 @@ export default defineCreate({
       outputItem(await client.sendCertificate(text(bundle.inputData.batch_id) ?? '', text(bundle.inputData.recipient_id) ?? ''), OUTPUT_FIELDS),
     ),
     // The response body is not documented; the recipient, plus `queued`, is what the service
-    // returns. Not sent yet, so it has no Email Sent At.
-    sample: outputItem({ ...SAMPLE_RECIPIENT, emailStatus: 'queued', emailSentAt: null, queued: true }, OUTPUT_FIELDS),
+    // returns. The sample shows every field: Email Sent At is that of an earlier send (it is
+    // absent for a certificate never sent before).
+    sample: { ...SAMPLE_RECIPIENT, emailStatus: 'queued', queued: true },
     outputFields: OUTPUT_FIELDS,
   },
 });
