@@ -25,6 +25,8 @@ export async function runP1(options: { quick?: boolean; log?: (line: string) => 
     const ours = await runNode(issueParams(oursBatch, 'p1'), credentials, n);
     const oursCounters = sb.controls.counters();
     const oursRequests = oursCounters.requests.total;
+    // With the node's defaults, "Skip Emails Already Issued" reads the batch once before issuing.
+    const oursReads = Object.entries(oursCounters.requests.byRoute).filter(([route]) => route.startsWith('GET')).reduce((n, [, c]) => n + c, 0);
     const oursIssued = ours.output.filter((o) => typeof o.json.certificateId === 'string').length;
     if (oursIssued !== n) throw new Error(`P1: the node issued ${oursIssued} of ${n}`);
     log(`P1 ours: ${n} issued in ${oursRequests} requests, ${round(ours.ms)} ms`);
@@ -59,21 +61,22 @@ export async function runP1(options: { quick?: boolean; log?: (line: string) => 
     const perItem = await runNode((i) => ({ ...issueParams(oursBatch, 'p1seq')(i), options: { batchRequests: false } }), credentials, n);
     const perItemRequests = sb.controls.counters().requests.total;
 
-    const ideal = Math.ceil(n / 100);
+    const ideal = Math.ceil(n / 100) + 1; // the bulk calls, and the one read of the (empty) batch
     const windows = (calls: number) => Math.ceil(calls / 120);
     return [
       {
         id: 'P1',
-        what: `requests to issue ${fmt(n)} certificates (n8n node Issue vs HTTP Request node, one POST per item)`,
+        what: `requests to issue ${fmt(n)} certificates with the node's defaults (n8n node Issue vs HTTP Request node, one POST per item)`,
         ours: `${oursRequests} requests, ${round(ours.ms, 0)} ms`,
         baseline: `${peerRequests} requests, ${round(peerMs, 0)} ms (${round(peerMs / ours.ms, 1)}× our time)`,
         ratio: round(oursRequests / peerRequests, 4),
-        target: `exactly ceil(N/100) = ${ideal} requests`,
+        target: `exactly ceil(N/100) bulk calls + 1 read of the batch (Skip Emails Already Issued, on by default) = ${ideal} requests`,
         met: oursRequests === ideal,
         extra: {
           n,
           idealRequests: ideal,
           oursRequests,
+          oursReads,
           oursElapsedMs: round(ours.ms, 1),
           peerRequests,
           peerElapsedMs: round(peerMs, 1),

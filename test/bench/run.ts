@@ -19,6 +19,7 @@ import { runP7 } from './p7-shared-key';
 import { runP8 } from './p8-webhook-processes';
 import { runS3 } from './s3-transport';
 import { runSandboxRows } from './sandbox-rows';
+import { writeReadmes } from './readme';
 
 interface RunOptions {
   quick: boolean;
@@ -87,7 +88,7 @@ export function markdownTable(rows: Row[]): string {
 }
 
 const ORDER = ['P1', 'P2', 'P3', 'P3a', 'P3b', 'P3c', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'P7', 'P8', 'S1', 'S2', 'S3'];
-const byId = (a: Row, b: Row) => (ORDER.indexOf(a.id) + 1 || 99) - (ORDER.indexOf(b.id) + 1 || 99) || a.id.localeCompare(b.id);
+export const byId = (a: Row, b: Row) => (ORDER.indexOf(a.id) + 1 || 99) - (ORDER.indexOf(b.id) + 1 || 99) || a.id.localeCompare(b.id);
 
 async function main() {
   if (process.argv.includes('--print')) {
@@ -137,6 +138,10 @@ async function main() {
   for (const r of rows) results[r.id] = { ...r, command, measuredAt, environment, ...(args.quick ? { quick: true } : {}) };
   fs.writeFileSync(file, stableJson({ about: 'Written by test/bench/run.ts; see test/bench/README.md. Ratios are measured side by side in one run.', results }));
   console.log(`wrote ${path.relative(process.cwd(), file)} (${((Date.now() - started) / 1000).toFixed(0)} s in all)`);
+  if (!args.quick) {
+    writeReadmes();
+    console.log('rewrote the figures in README.md and test/bench/README.md');
+  }
 }
 
 if (require.main === module) {

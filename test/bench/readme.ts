@@ -1,0 +1,50 @@
+// The benchmark figures in the READMEs are generated from test/bench/results.json, between
+// marker comments, so no figure is typed by hand (test/bench/readme.test.ts fails when they
+// differ). `npm run bench` rewrites them after each run; `npm run bench:readme` on its own.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Row } from './measure';
+import { byId, markdownTable } from './run';
+
+type Result = Row & { command: string; measuredAt: string; environment?: { cpus?: number } };
+
+export const RESULTS = path.join(__dirname, 'results.json');
+const ROOT = path.resolve(__dirname, '../..');
+/** Where a block goes, and whether it lists the missed targets with the benchmark's own note. */
+export const TARGETS: Array<{ file: string; missed: boolean }> = [
+  { file: path.join(ROOT, 'README.md'), missed: true },
+  { file: path.join(__dirname, 'README.md'), missed: false },
+];
+const BEGIN = '<!-- bench:begin: generated from test/bench/results.json by `npm run bench:readme`; do not edit -->';
+const END = '<!-- bench:end -->';
+
+export function benchBlock(results: Record<string, Result>, missed: boolean): string {
+  const rows = Object.values(results).sort(byId);
+  const when = (r: Result) => `\`${r.command}\` (${r.measuredAt.slice(0, 16).replace('T', ' ')} UTC)`;
+  const lines = [markdownTable(rows), '', `Measured with: ${[...new Set(rows.map(when))].join(', ')}.`];
+  const failed = rows.filter((r) => r.met === false);
+  if (missed && failed.length) {
+    lines.push('', 'Where a target is missed, in the words the benchmark wrote with its figures:', '');
+    for (const r of failed) lines.push(`- **${r.id}** (${r.ratio} against ${r.target}): ${r.note ?? 'no note was recorded.'}`);
+  }
+  return `${BEGIN}\n${lines.join('\n')}\n${END}`;
+}
+
+/** The file's text with its block replaced by `block`; throws when the markers are missing. */
+export function withBlock(text: string, block: string, file: string): string {
+  const start = text.indexOf(BEGIN);
+  const end = text.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`${file} has no ${BEGIN} … ${END} block`);
+  return text.slice(0, start) + block + text.slice(end + END.length);
+}
+
+export function readResults(): Record<string, Result> {
+  return (JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as { results: Record<string, Result> }).results;
+}
+
+export function writeReadmes(): void {
+  const results = readResults();
+  for (const { file, missed } of TARGETS) fs.writeFileSync(file, withBlock(fs.readFileSync(file, 'utf8'), benchBlock(results, missed), file));
+}
+
+if (require.main === module) writeReadmes();
