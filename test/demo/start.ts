@@ -2,17 +2,22 @@
 // runs the scripted flow through the shared core (and the connectors), prints a report, exits 0.
 // `npm start -- --serve` keeps the sandbox running for a real n8n or `zapier-platform invoke`.
 import { createSandbox } from '../sandbox';
+import { portFrom } from './args';
 import { runCoreFlow } from './core-flow';
 import { runN8nFlow } from './n8n-flow';
 import { runZapierFlow } from './zapier-flow';
 
 async function main() {
   const serve = process.argv.includes('--serve');
-  const portArg = process.argv.find((a) => a.startsWith('--port='));
-  const sandbox = await createSandbox({ port: portArg ? Number(portArg.slice(7)) : serve ? 4010 : 0, timeScale: 0.001 });
+  const timeScale = 0.001;
+  const sandbox = await createSandbox({ port: portFrom(process.argv, serve ? 4010 : 0), timeScale });
 
   if (serve) {
-    console.log(`Certificate Service sandbox listening.\n  Base URL: ${sandbox.baseUrl}\n  Demo API key: ${sandbox.apiKey}\n  Controls: ${sandbox.url}/__sandbox\nPress Ctrl+C to stop.`);
+    console.log(
+      `Certificate Service sandbox listening.\n  Base URL: ${sandbox.baseUrl}\n  Demo API key: ${sandbox.apiKey}\n  Controls: ${sandbox.url}/__sandbox\n` +
+        `  Time runs scaled (timeScale ${timeScale}): delivery retries (1 min, 5 min, 30 min… in the spec) and the secret-rotation grace take ${timeScale}× their real time.\n` +
+        'Press Ctrl+C to stop.',
+    );
     process.on('SIGINT', () => void sandbox.close().then(() => process.exit(0)));
     return;
   }
