@@ -148,7 +148,7 @@ it('runs every operation end to end', async () => {
 		certificateId: first.certificateId,
 	});
 	expect(byId[0].json.id).toBe(recipientId);
-	const { output: byToken } = await run({ resource: 'certificate', operation: 'getByShareToken', shareToken: first.shareToken });
+	const { output: byToken } = await run({ resource: 'certificate', operation: 'getByShareToken', certificateLink: first.shareToken });
 	expect(byToken[0].json.id).toBe(recipientId);
 	// the certificate URL works as well, both here and in the Certificate locator
 	const { output: byUrl } = await run({ resource: 'certificate', operation: 'getByShareToken', certificateLink: first.certUrl });

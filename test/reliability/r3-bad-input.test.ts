@@ -33,7 +33,7 @@ const recipients = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `
 
 /** How the n8n layer is driven for a case. */
 type N8nCase =
-  | { node: 'action'; params: (i: number) => Params; items?: number; itemIndex: number; credentials?: Partial<Credentials> }
+  | { node: 'action'; params: (i: number) => Params; items?: number; itemIndex: number; credentials?: Partial<Credentials>; field?: string }
   | { node: 'trigger'; events: unknown; webhookUrl?: string; field: string }
   | { node: 'none'; why: string };
 
@@ -67,7 +67,7 @@ const BAD_INPUTS: BadInput[] = [
   { kind: 'missing design', field: 'designId', core: (c) => c.createBatch({ title: 'Course', designId: undefined as never }), n8n: { node: 'action', params: () => ({ resource: 'batch', operation: 'create', title: 'Course', design: rl('') }), itemIndex: 0 } },
   { kind: 'bad status filter', field: 'status', core: (c) => c.listBatches({ status: 'deleted' as never }), n8n: { node: 'action', params: () => ({ resource: 'batch', operation: 'getMany', returnAll: true, filters: { status: 'deleted' } }), itemIndex: 0 } },
   { kind: 'empty certificate ID', field: 'certificateId', core: (c) => c.getCertificate(''), n8n: { node: 'action', params: () => ({ resource: 'certificate', operation: 'getByCertificateId', certificateId: '' }), itemIndex: 0 } },
-  { kind: 'empty share token', field: 'shareToken', core: (c) => c.getCertificateByToken('   '), n8n: { node: 'action', params: () => ({ resource: 'certificate', operation: 'getByShareToken', shareToken: '' }), itemIndex: 0 } },
+  { kind: 'empty share token', field: 'shareToken', core: (c) => c.getCertificateByToken('   '), n8n: { node: 'action', params: () => ({ resource: 'certificate', operation: 'getByShareToken', certificateLink: '' }), itemIndex: 0, field: 'certificateLink' } },
   { kind: 'empty batch ID', field: 'batchId', core: (c) => c.issueCertificate('', { name: 'Ada', email: 'ada@example.com' }), n8n: { node: 'action', params: () => issue({ batch: rl('') }), itemIndex: 0 } },
   { kind: 'empty recipient ID', field: 'recipientId', core: (c) => c.getRecipient(BATCH, ''), n8n: { node: 'action', params: () => ({ resource: 'certificate', operation: 'get', batch: rl(BATCH), recipientId: '' }), itemIndex: 0 } },
   { kind: 'update with nothing to change', field: 'update', core: (c) => c.updateRecipient(BATCH, REC, {}), n8n: { node: 'action', params: () => ({ resource: 'certificate', operation: 'update', batch: rl(BATCH), recipientId: REC, updateFields: {}, specifyData: 'keep' }), itemIndex: 0 } },
@@ -128,7 +128,7 @@ describe('n8n node', () => {
       throw new Error('unreachable');
     }
     const e = error as NodeOperationError;
-    expect(`${e.message} ${e.description ?? ''}`).toContain(`"${b.field}"`);
+    expect(`${e.message} ${e.description ?? ''}`).toContain(`"${(spec.node === 'action' && spec.field) || b.field}"`);
     expect(recorded).toEqual([]);
   });
 
