@@ -183,7 +183,7 @@ describe('subscription edge cases', () => {
     const error = await caught(run('triggers.certificate_sent.operation.performSubscribe', { targetUrl: HOOK_URL, inputData: {} }));
     expect(error.json).toMatchObject({ code: 'PLAN_LIMIT_EXCEEDED', status: 403 });
     expect(String(error.json?.message)).toMatch(/^At most 20 webhook subscriptions\. A workspace holds at most 20 webhook subscriptions, and every instant trigger that is on holds one\..*Each Zap that is on with a Certificate Service trigger holds one: turn off the Zaps you no longer use/);
-    expect(String(error.json?.message)).not.toMatch(/certsvc|n8n/); // the host's own words only
+    expect(String(error.json?.message)).not.toMatch(/certsvc/); // no CLI command: a Zapier user has no shell
   });
 
   it('a failing unsubscribe (not a 404) is an error', async () => {
