@@ -189,6 +189,11 @@ test('a full workspace (20 subscriptions): the error says what to do; subscripti
   expect((full as CertificateServiceError).hint).toMatch(/at most 20 webhook subscriptions, and every instant trigger that is on holds one/);
   expect((full as CertificateServiceError).hint).not.toMatch(/certsvc|Zap|n8n/); // the core's words fit every host
 
+  // The CLI says the same, then its own words: the commands that make room.
+  const refused = await certsvc(['subscriptions', 'create', '--url', 'http://localhost:9/hook/new', '--events', 'certificate.issued'], { CERTSVC_API_KEY: ws.apiKey });
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toMatch(/every instant trigger that is on holds one\..* List them with "certsvc subscriptions list" and remove one with "certsvc subscriptions delete <id>"\./);
+
   const listed = await certsvc(['subscriptions', 'list'], { CERTSVC_API_KEY: ws.apiKey });
   expect(listed.code).toBe(0);
   const subscriptions = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
@@ -200,7 +205,17 @@ test('a full workspace (20 subscriptions): the error says what to do; subscripti
   expect(deleted.code).toBe(0);
   expect(JSON.parse(deleted.stdout)).toMatchObject({ id: created[3].id, deleted: true });
   expect(sb.controls.subscriptions(ws.workspaceId)).toHaveLength(19);
-  await expect(client.createSubscription({ url: 'http://localhost:9/hook/new', events: ['certificate.issued'] })).resolves.toMatchObject({ url: 'http://localhost:9/hook/new' });
+  const made = await certsvc(['subscriptions', 'create', '--url', 'http://localhost:9/hook/new', '--events', 'certificate.issued, certificate.sent'], { CERTSVC_API_KEY: ws.apiKey });
+  expect(made.code).toBe(0);
+  const sub = JSON.parse(made.stdout) as { id: string; url: string; events: string[]; secret: string };
+  expect(sub).toMatchObject({ url: 'http://localhost:9/hook/new', events: ['certificate.issued', 'certificate.sent'], secret: expect.stringMatching(/^wh_sec_/) });
+  expect(made.stderr).toMatch(/Store the secret now: the service shows it only once/);
+  expect(made.stdout + made.stderr).not.toContain(ws.apiKey);
+  const tested = await certsvc(['subscriptions', 'test', sub.id], { CERTSVC_API_KEY: ws.apiKey });
+  expect(tested.code).toBe(0);
+  expect(JSON.parse(tested.stdout)).toMatchObject({ id: sub.id });
+  const bad = await certsvc(['subscriptions', 'create', '--url', 'http://example.com/hook', '--events', 'certificate.issued'], { CERTSVC_API_KEY: ws.apiKey });
+  expect(bad).toMatchObject({ code: 2, stderr: expect.stringMatching(/"url"/) }); // refused before sending
 });
 
 describe('verify', () => {

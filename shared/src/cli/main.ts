@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { CertificateServiceError, hostHint, type HostWords } from '../errors';
+import { EVENT_TYPES, type EventType } from '../types';
 import { connect, type ConnectionFlags } from './connect';
 import { runDoctor } from './doctor';
 import { runIssue, type IssueFlags } from './issue';
@@ -72,8 +73,23 @@ export function program(result: { exitCode: number }): Command {
     .argument('<certificateId>', 'e.g. CERT-2026-000123-0001')
     .action(async (certificateId: string, _o, command: Command) => print(await client(command).getCertificate(certificateId)));
 
-  // A workspace holds at most 20 subscriptions; these find and remove the ones no trigger owns any more.
-  const subscriptions = cli.command('subscriptions').description('list or delete webhook subscriptions');
+  // A workspace holds at most 20 subscriptions; list and delete find and remove the ones no
+  // trigger owns any more; create registers your own receiver (or an n8n Webhook node's URL).
+  const subscriptions = cli.command('subscriptions').description('list, create, test or delete webhook subscriptions');
+  subscriptions
+    .command('create')
+    .description('subscribe a receiver URL; prints the subscription with its signing secret, which is shown only this once')
+    .requiredOption('--url <url>', 'https:// URL of the receiver (http:// only for localhost)')
+    .requiredOption('--events <events>', `comma-separated: ${EVENT_TYPES.join(', ')}`, (v: string) => v.split(',').map((e) => e.trim()).filter(Boolean))
+    .action(async (o: { url: string; events: EventType[] }, command: Command) => {
+      print(await client(command).createSubscription({ url: o.url, events: o.events }));
+      process.stderr.write('Store the secret now: the service shows it only once (rotate it if it is lost).\n');
+    });
+  subscriptions
+    .command('test')
+    .description('ask the service to send a sample delivery to the subscription\'s URL')
+    .argument('<subscriptionId>', 'e.g. whs_…')
+    .action(async (subscriptionId: string, _o, command: Command) => print(await client(command).testSubscription(subscriptionId)));
   subscriptions
     .command('list')
     .description('every webhook subscription (id, url, events), as a JSON array')
