@@ -30,14 +30,15 @@ function walk(list: INodeProperties[], visit: (p: INodeProperties & { placeholde
 }
 
 describe('one vocabulary', () => {
-	it('has the resources Batch, Certificate and Design; the Lookup resource is folded into Certificate', () => {
+	it('has the resources Batch, Certificate, Delivery and Design; the Lookup resource is folded into Certificate', () => {
 		const resource = properties.find((p) => p.name === 'resource')!;
-		expect((resource.options as INodePropertyOptions[]).map((o) => o.value)).toEqual(['batch', 'certificate', 'design']);
+		expect((resource.options as INodePropertyOptions[]).map((o) => o.value)).toEqual(['batch', 'certificate', 'delivery', 'design']);
 	});
 
 	it.each([
 		['batch', { archive: 'Archive', create: 'Create', get: 'Get', getMany: 'Get Many', unarchive: 'Unarchive' }],
 		['design', { getMany: 'Get Many' }],
+		['delivery', { verify: 'Verify' }],
 		[
 			'certificate',
 			{

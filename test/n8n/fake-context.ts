@@ -43,6 +43,9 @@ export interface FakeOptions {
 	items?: INodeExecutionData[];
 	continueOnFail?: boolean;
 	node?: Partial<INode>;
+	/** n8n's deduplication store (checkProcessedAndRecord), as a set of recorded ids. */
+	processed?: Set<string>;
+	workflowId?: string;
 }
 
 export const TEST_CREDENTIALS: Credentials = {
@@ -145,10 +148,11 @@ export function fakeExecute(options: FakeOptions): FakeExecute {
 	const node = makeNode(options.node);
 	const requests: RecordedRequest[] = [];
 	const credentials = options.credentials ?? TEST_CREDENTIALS;
-	const items = options.items ?? [{ json: {} }];
+	const items: INodeExecutionData[] = options.items ?? [{ json: {} }];
 	const getNodeParameter = paramReader(options.params);
 	const context = {
 		getNode: () => node,
+		getWorkflow: () => ({ id: options.workflowId ?? 'wf-test' }),
 		getInputData: () => items,
 		getNodeParameter,
 		getCredentials: async () => credentials,
@@ -156,6 +160,19 @@ export function fakeExecute(options: FakeOptions): FakeExecute {
 		logger,
 		helpers: {
 			httpRequestWithAuthentication: makeHttp(node, () => credentials, requests),
+			// As n8n's: the base64 data of a binary property (throws when the item has none).
+			getBinaryDataBuffer: async (itemIndex: number, property: string) => {
+				const data = items[itemIndex]?.binary?.[property]?.data;
+				if (data === undefined) throw new Error(`no binary property ${property}`);
+				return Buffer.from(data, 'base64');
+			},
+			// As n8n's deduplication store in "entries" mode: new ids are recorded, known ones reported processed.
+			checkProcessedAndRecord: async (ids: string[]) => {
+				const processed = options.processed ?? new Set<string>();
+				const fresh = ids.filter((id) => !processed.has(id));
+				for (const id of fresh) processed.add(id);
+				return { new: fresh, processed: ids.filter((id) => !fresh.includes(id)) };
+			},
 			returnJsonArray: (data: IDataObject | IDataObject[]) =>
 				(Array.isArray(data) ? data : [data]).map((json) => ({ json })),
 		},

@@ -3,6 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as batch from './actions/batch/Batch.resource';
 import * as certificate from './actions/certificate/Certificate.resource';
+import * as delivery from './actions/delivery/Delivery.resource';
 import * as design from './actions/design/Design.resource';
 import { router } from './actions/router';
 import { listSearch } from './methods';
@@ -33,12 +34,14 @@ export class CertificateService implements INodeType {
 				options: [
 					{ name: 'Batch', value: 'batch' },
 					{ name: 'Certificate', value: 'certificate' },
+					{ name: 'Delivery', value: 'delivery' },
 					{ name: 'Design', value: 'design' },
 				],
 				default: 'certificate',
 			},
 			...batch.description,
 			...certificate.description,
+			...delivery.description,
 			...design.description,
 		],
 	};

@@ -522,6 +522,57 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
     });
   });
 
+  it('the high-volume path: Webhook (Raw Body) → Delivery: Verify outputs each delivery once and drops a forged one', async () => {
+    await timed('verify delivery: webhook path', async () => {
+      const path = randomUUID();
+      const url = `${n8n!.baseUrl}/webhook/${path}`;
+      // As the README says: subscribe the Webhook node's production URL, keep the secret (shown once).
+      const subscription = await core.createSubscription({ url, events: ['certificate.issued'] });
+      const webhook: Node = {
+        id: randomUUID(),
+        name: 'Webhook',
+        type: 'n8n-nodes-base.webhook',
+        typeVersion: 2,
+        position: [0, 0],
+        webhookId: randomUUID(),
+        parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: { rawBody: true } },
+      };
+      const verify = serviceNode('Verify', { resource: 'delivery', operation: 'verify', signingSecret: subscription.secret, rawBodyProperty: 'data', options: {} }, 200);
+      const wf = await n8n!.createWorkflow({ name: 'e2e: verify delivery', nodes: [webhook, verify], connections: chain(webhook, verify) });
+      await n8n!.publish(wf.id);
+      const verifiedItems = async (want: number) => {
+        const deadline = Date.now() + 20_000;
+        for (;;) {
+          const runs = await n8n!.executions(wf.id);
+          const done = runs.filter((e) => !['new', 'running', 'waiting'].includes(e.status));
+          if (done.length >= want) return { runs: done, items: done.flatMap((e) => e.data.resultData.runData.Verify?.[0]?.data?.main?.[0] ?? []).map((i: any) => i.json) };
+          if (Date.now() > deadline) throw new Error(`expected ${want} executions of the verify workflow, saw ${done.length}`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+      try {
+        // One delivery, sent twice with the same X-Service-Delivery (the service's at-least-once).
+        sb!.controls.setDuplicateDeliveries(2);
+        const issuedHere = await core.issueCertificate(batchId, { name: 'Verify Path', email: 'verify.path@example.com' });
+        const first = await verifiedItems(2);
+        expect(first.runs.every((e) => e.status === 'success')).toBe(true);
+        expect(first.items).toHaveLength(1);
+        expect(first.items[0]).toMatchObject({ type: 'certificate.issued', recipientId: issuedHere.id, deliveryId: expect.any(String) });
+
+        // A forged request reaches the workflow (the Webhook node checks nothing) and is dropped by Verify.
+        const forged = JSON.stringify({ id: 'whe_forged', type: 'certificate.issued', createdAt: new Date().toISOString(), data: issuedHere });
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-delivery': 'whd_forged', ...signPayload('wh_sec_not_the_secret', forged) }, body: forged });
+        expect(res.status).toBe(200);
+        const after = await verifiedItems(3);
+        expect(after.items).toHaveLength(1);
+      } finally {
+        sb!.controls.setDuplicateDeliveries(1);
+        await n8n!.unpublish(wf.id);
+        await core.deleteSubscription(subscription.id);
+      }
+    });
+  });
+
   it('stops n8n without leaving processes behind', async () => {
     await timed('n8n stop', async () => {
       // n8n's main process (found by its unique user folder) and its children (task runners).

@@ -6,6 +6,7 @@ import { toNodeError } from '../helpers/errors';
 import { getClient } from '../transport';
 import * as batch from './batch/Batch.resource';
 import * as certificate from './certificate/Certificate.resource';
+import * as delivery from './delivery/Delivery.resource';
 import * as design from './design/Design.resource';
 
 type Operation = {
@@ -18,6 +19,7 @@ type Operation = {
 const resources: Record<string, Record<string, Operation | unknown>> = {
 	batch,
 	certificate,
+	delivery,
 	design,
 };
 
