@@ -23,7 +23,11 @@ export class CertificateServiceTrigger implements INodeType {
 			dark: 'file:../../icons/certificateService.dark.svg',
 		},
 		group: ['trigger'],
-		version: 1,
+		// 2: the same node, but n8n 2.41.1 evaluates no expression for it in the webhook phase
+		// (webhooks/webhook-helpers.js parseRequestBody reads $parameter.options.binaryData in
+		// the expression VM for every typeVersion 1 start node). Workflows saved with 1 keep it.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["events"].join(", ")}}',
 		description: 'Starts the workflow when certificates are issued, emailed or viewed',
 		defaults: { name: 'Certificate Service Trigger' },

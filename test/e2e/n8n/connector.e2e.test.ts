@@ -370,7 +370,7 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
         id: randomUUID(),
         name: 'Certificate Service Trigger',
         type: TRIGGER,
-        typeVersion: 1,
+        typeVersion: 2, // the example workflows (test/e2e/n8n/examples.e2e.test.ts) still run version 1
         position: [0, 0],
         webhookId,
         parameters: { events: ['certificate.issued', 'certificate.sent'], batch: byId(batchId) },
