@@ -66,7 +66,7 @@ test('issue: 250 rows in 3 bulk calls; the second run issues 0 and skips 250', a
   const first = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
   expect(first.code).toBe(0);
   // One read of the (empty) batch for skip-existing, then 3 bulk calls of 100, 100, 50.
-  expect(lastLine(first.stdout)).toEqual({ issued: 250, skipped: 0, failed: 0, requests: 4 });
+  expect(lastLine(first.stdout)).toEqual({ issued: 250, skipped: 0, failed: 0, invalid: 0, requests: 4 });
   expect(count(BULK)).toBe(3);
   expect(sb.controls.counters().requests.total).toBe(4);
   expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
@@ -74,7 +74,7 @@ test('issue: 250 rows in 3 bulk calls; the second run issues 0 and skips 250', a
   sb.controls.resetCounters();
   const second = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
   expect(second.code).toBe(0);
-  expect(lastLine(second.stdout)).toEqual({ issued: 0, skipped: 250, failed: 0, requests: 3 });
+  expect(lastLine(second.stdout)).toEqual({ issued: 0, skipped: 250, failed: 0, invalid: 0, requests: 3 });
   expect(count(/^POST/)).toBe(0);
   expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
 
@@ -92,10 +92,14 @@ test('issue: 250 rows in 3 bulk calls; the second run issues 0 and skips 250', a
 test('--no-skip-existing issues again without reading the batch', async () => {
   const ws = await workspace();
   const csv = writeCsv('3.csv', ['email,name', 'a@example.com,A', 'b@example.com,B', 'a@example.com,A again'].join('\n'));
-  expect(lastLine((await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey })).stdout)).toEqual({ issued: 2, skipped: 1, failed: 0, requests: 2 });
+  const first = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
+  expect(lastLine(first.stdout)).toEqual({ issued: 2, skipped: 1, failed: 0, invalid: 0, requests: 2 });
+  // A repeated email is named by its line (the header is line 1).
+  expect(first.stderr).toContain('line 4 repeats the email of line 2 (a@example.com): issued once; line 4 gets the same certificate.');
   sb.controls.resetCounters();
   const again = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--no-skip-existing'], { CERTSVC_API_KEY: ws.apiKey });
-  expect(lastLine(again.stdout)).toEqual({ issued: 3, skipped: 0, failed: 0, requests: 1 });
+  expect(again.stderr).toContain('line 4 repeats the email of line 2 (a@example.com): with --no-skip-existing it is issued twice.');
+  expect(lastLine(again.stdout)).toEqual({ issued: 3, skipped: 0, failed: 0, invalid: 0, requests: 1 });
   expect(count(/^GET/)).toBe(0);
 });
 
@@ -125,17 +129,17 @@ test('rows that fail: exit 1, each in --errors as CSV, outcome-unknown ones flag
   const r = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
   sb.controls.clearFaults();
   expect(r.code).toBe(1);
-  expect(lastLine(r.stdout)).toEqual({ issued: 150, skipped: 0, failed: 100, requests: 4 });
-  expect(r.stderr).toMatch(/100 rows failed; see .*errors\.csv/);
+  expect(lastLine(r.stdout)).toEqual({ issued: 150, skipped: 0, failed: 100, invalid: 0, requests: 4 });
+  expect(r.stderr).toMatch(/100 rows not issued; see .*errors\.csv/);
   expect(r.stderr).toMatch(/unknown outcome.*Run the same command again/);
   const failed = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
   expect(failed).toHaveLength(100);
-  expect(failed[0]).toMatchObject({ line: '102', name: 'Learner 100', email: 'learner100@example.com', outcomeUnknown: '1' });
+  expect(failed[0]).toMatchObject({ line: '102', name: 'Learner 100', email: 'learner100@example.com', outcomeUnknown: 'true' }); // booleans as true/false, not csv-stringify's 1 and ''
   expect(failed[0].message).toMatch(/^learner100@example.com: Outcome unknown: POST .* was sent but no reliable answer came back/);
 
   const again = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
   expect(again.code).toBe(0);
-  expect(lastLine(again.stdout)).toEqual({ issued: 100, skipped: 150, failed: 0, requests: 3 }); // 2 list pages + 1 bulk call
+  expect(lastLine(again.stdout)).toEqual({ issued: 100, skipped: 150, failed: 0, invalid: 0, requests: 3 }); // 2 list pages + 1 bulk call
   expect(fs.readFileSync(errors, 'utf8')).toBe('line,name,email,code,message,outcomeUnknown\n');
 }, 60_000);
 
@@ -218,6 +222,31 @@ test('a full workspace (20 subscriptions): the error says what to do; subscripti
   expect(bad).toMatchObject({ code: 2, stderr: expect.stringMatching(/"url"/) }); // refused before sending
 });
 
+test('--skip-invalid issues the valid rows and writes the invalid ones to --errors; without it nothing is sent', async () => {
+  const ws = await workspace();
+  const csv = writeCsv('mixed.csv', ['name,email', 'A,a@example.com', ',b@example.com', 'C,not-an-email', 'D,d@example.com'].join('\n'));
+  sb.controls.resetCounters();
+  const strict = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
+  expect(strict.code).toBe(2);
+  expect(strict.stderr).toMatch(/has 2 bad rows; nothing was sent \(--skip-invalid issues the others\)\.\n {2}line 3: .*"name".*\n {2}line 4: .*"email"/);
+  expect(sb.controls.counters().requests.total).toBe(0);
+
+  const errors = path.join(dir, 'mixed-errors.csv');
+  const lenient = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--skip-invalid', '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
+  expect(lenient.code).toBe(1);
+  expect(lastLine(lenient.stdout)).toEqual({ issued: 2, skipped: 0, failed: 0, invalid: 2, requests: 2 });
+  const written = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  expect(written.map((r) => [r.line, r.code])).toEqual([['3', 'VALIDATION_ERROR'], ['4', 'VALIDATION_ERROR']]);
+  expect(written[1].email).toBe('not-an-email');
+});
+
+test('an https:// URL pointed at a plain-http server says so in words, and sends nothing', async () => {
+  const ws = await workspace();
+  const run = await certsvc(['auth'], { CERTSVC_API_KEY: ws.apiKey, CERTSVC_BASE_URL: sb.baseUrl.replace('http://', 'https://') });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(/^certsvc: https:\/\/127\.0\.0\.1:\d+ did not answer in TLS \(HTTPS\): is it a plain http:\/\/ server, such as a local sandbox\? Then use http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
+});
+
 describe('verify', () => {
   const secret = 'wh_sec_cli_verify_0123456789';
   const body = JSON.stringify({ id: 'whe_9', type: 'certificate.viewed', createdAt: '2026-11-23T00:00:00.000Z', data: { id: 'rec_9' } });
@@ -270,7 +299,7 @@ describe('on a terminal', () => {
       expect(out).toMatch(/\] 0\/250 · rate limit: waiting \d s/);
       expect(out).toMatch(/\] 200\/250 · rate limit: waiting \d s/);
       expect(out).toMatch(/\[#{24}\] 250\/250/);
-      expect(lastLine(out.replace(/\r/g, ''))).toEqual({ issued: 250, skipped: 0, failed: 0, requests: 4 });
+      expect(lastLine(out.replace(/\r/g, ''))).toEqual({ issued: 250, skipped: 0, failed: 0, invalid: 0, requests: 4 });
       expect(out).not.toContain(apiKey);
     } finally {
       await limited.close();

@@ -28,7 +28,16 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
   // Every attempt counts, retries included: it is what the rate limit counts.
   const transport: Transport = async (request) => {
     count++;
-    const response = await undici(request);
+    const response = await undici(request).catch((error: unknown) => {
+      // An https:// URL pointed at a server that speaks plain HTTP fails in the TLS handshake,
+      // before anything is sent; OpenSSL's words ("packet length too long") do not say so.
+      const code = (error as { code?: unknown })?.code;
+      if (typeof code === 'string' && code.startsWith('ERR_SSL_')) {
+        const origin = new URL(request.url).origin;
+        throw new UsageError(`${origin} did not answer in TLS (HTTPS): is it a plain http:// server, such as a local sandbox? Then use http://${new URL(request.url).host}/api/v1 (http:// is allowed only for localhost). Nothing was sent. (${code})`);
+      }
+      throw error;
+    });
     observe?.(request, response);
     return response;
   };

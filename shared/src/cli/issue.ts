@@ -14,6 +14,16 @@ export interface IssueFlags {
   send?: boolean;
   skipExisting: boolean;
   errors?: string;
+  /** Issue the valid rows and report the invalid ones (in --errors) instead of sending nothing. */
+  skipInvalid?: boolean;
+}
+
+/** A row refused before sending, with why. */
+export interface InvalidRow {
+  line: number;
+  name: string;
+  email: string;
+  error: CertificateServiceError;
 }
 
 export interface CsvRow {
@@ -37,8 +47,11 @@ function checkHeader(header: string[], file: string): string[] {
   return columns;
 }
 
-/** Reads and checks every row before anything is sent; each problem names its line. */
-export function readRows(file: string): CsvRow[] {
+/**
+ * Reads and checks every row before anything is sent; each problem names its line. Invalid rows
+ * stop the run (nothing is sent) unless `skipInvalid`, which returns them beside the valid ones.
+ */
+export function readRows(file: string, skipInvalid = false): { rows: CsvRow[]; invalid: InvalidRow[] } {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -55,7 +68,7 @@ export function readRows(file: string): CsvRow[] {
   if (records.length === 0) throw new UsageError(`${file} has a header but no rows.`);
 
   const rows: CsvRow[] = [];
-  const problems: string[] = [];
+  const invalid: InvalidRow[] = [];
   for (const { record, info } of records) {
     const { name, email, ...rest } = record;
     // An empty cell sets no field, so a column used by some rows only leaves the others alone.
@@ -64,26 +77,54 @@ export function readRows(file: string): CsvRow[] {
       rows.push({ line: info.lines, ...validateIssue({ name, email, data }) });
     } catch (error) {
       if (!(error instanceof CertificateServiceError)) throw error;
-      problems.push(`line ${info.lines}: ${error.message}`);
+      invalid.push({ line: info.lines, name: name ?? '', email: email ?? '', error });
     }
   }
-  if (problems.length) {
+  if (invalid.length && !skipInvalid) {
+    const problems = invalid.map((r) => `line ${r.line}: ${r.error.message}`);
     const more = problems.length > shown ? `\n  … and ${problems.length - shown} more` : '';
-    throw new UsageError(`${file} has ${problems.length} bad row${problems.length > 1 ? 's' : ''}; nothing was sent.\n  ${problems.slice(0, shown).join('\n  ')}${more}`);
+    throw new UsageError(
+      `${file} has ${problems.length} bad row${problems.length > 1 ? 's' : ''}; nothing was sent (--skip-invalid issues the others).\n  ${problems.slice(0, shown).join('\n  ')}${more}`,
+    );
   }
-  return rows;
+  return { rows, invalid };
+}
+
+/** Rows whose email (any case) an earlier row already has: `[line, first line, email]`. */
+export function repeatedEmails(rows: CsvRow[]): Array<[line: number, first: number, email: string]> {
+  const first = new Map<string, number>();
+  const out: Array<[number, number, string]> = [];
+  for (const row of rows) {
+    const key = row.email.trim().toLowerCase();
+    const at = first.get(key);
+    if (at === undefined) first.set(key, row.line);
+    else out.push([row.line, at, row.email]);
+  }
+  return out;
 }
 
 export interface IssueSummary {
   issued: number;
   skipped: number;
   failed: number;
+  /** Rows refused before sending (with --skip-invalid). */
+  invalid: number;
   requests: number;
 }
 
 /** `certsvc issue`: every row of the CSV, in bulk calls of at most 100. Returns the exit code. */
 export async function runIssue(flags: IssueFlags, connection: Connection, stdout: NodeJS.WritableStream, stderr: NodeJS.WriteStream): Promise<number> {
-  const rows = readRows(flags.csv);
+  const { rows, invalid } = readRows(flags.csv, flags.skipInvalid === true);
+  if (rows.length === 0) throw new UsageError(`${flags.csv}: no valid row; nothing was sent.`);
+  const repeats = repeatedEmails(rows);
+  for (const [line, first, email] of repeats.slice(0, shown)) {
+    stderr.write(
+      flags.skipExisting
+        ? `line ${line} repeats the email of line ${first} (${email}): issued once; line ${line} gets the same certificate.\n`
+        : `line ${line} repeats the email of line ${first} (${email}): with --no-skip-existing it is issued twice.\n`,
+    );
+  }
+  if (repeats.length > shown) stderr.write(`… and ${repeats.length - shown} more repeated emails.\n`);
   const { client } = connection;
   const bar = stderr.isTTY ? progressBar(stderr, { rate: () => client.rateLimit, waitingUntil: connection.waitingUntil }) : undefined;
   let outcomes: ItemOutcome[];
@@ -95,18 +136,21 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
   }
 
   const failures = outcomes.flatMap((o, i) => (o.ok ? [] : [{ row: rows[i], error: o.error }]));
+  const refused = invalid.map((r) => ({ row: { line: r.line, name: r.name, email: r.email, data: {} }, error: r.error }));
   // The batch could not be read (no such batch, a refused key, an answer the core cannot
   // read): nothing was sent, and one line says why better than one per row.
   const unread = failures[0]?.error.detail.unreadBatch !== undefined ? failures[0].error.cause : undefined;
   if (failures.length === rows.length && unread instanceof CertificateServiceError) throw unread;
+  // Rows refused before sending (--skip-invalid) and rows that failed, in file order.
+  const reported = [...refused, ...failures].sort((a, b) => a.row.line - b.row.line);
   if (flags.errors) {
-    const records = failures.map(({ row, error }) => [row.line, row.name, row.email, error.code, error.message, error.outcomeUnknown]);
-    fs.writeFileSync(flags.errors, stringify(records, { header: true, columns: ['line', 'name', 'email', 'code', 'message', 'outcomeUnknown'] }));
+    const records = reported.map(({ row, error }) => [row.line, row.name, row.email, error.code, error.message, error.outcomeUnknown]);
+    fs.writeFileSync(flags.errors, stringify(records, { header: true, columns: ['line', 'name', 'email', 'code', 'message', 'outcomeUnknown'], cast: { boolean: (b) => String(b) } }));
   }
-  if (failures.length && flags.errors) stderr.write(`${failures.length} row${failures.length > 1 ? 's' : ''} failed; see ${flags.errors}.\n`);
-  else if (failures.length) {
-    for (const { row, error } of failures.slice(0, shown)) stderr.write(`line ${row.line} (${row.email}): ${error.message}\n`);
-    if (failures.length > shown) stderr.write(`… and ${failures.length - shown} more (pass --errors <file> to get them all as CSV).\n`);
+  if (reported.length && flags.errors) stderr.write(`${reported.length} row${reported.length > 1 ? 's' : ''} not issued; see ${flags.errors}.\n`);
+  else if (reported.length) {
+    for (const { row, error } of reported.slice(0, shown)) stderr.write(`line ${row.line} (${row.email}): ${error.message}\n`);
+    if (reported.length > shown) stderr.write(`… and ${reported.length - shown} more (pass --errors <file> to get them all as CSV).\n`);
   }
   if (failures.some((f) => f.error.outcomeUnknown)) {
     stderr.write(
@@ -120,8 +164,9 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
     issued: outcomes.filter((o) => o.ok && !o.skipped).length,
     skipped: outcomes.filter((o) => o.ok && o.skipped).length,
     failed: failures.length,
+    invalid: refused.length,
     requests: connection.requests(),
   };
   stdout.write(`${JSON.stringify(summary)}\n`);
-  return summary.failed ? 1 : 0;
+  return summary.failed || summary.invalid ? 1 : 0;
 }

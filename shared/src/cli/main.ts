@@ -62,7 +62,8 @@ export function program(result: { exitCode: number }): Command {
     .requiredOption('--csv <file>', 'CSV file with a header row')
     .option('--send', 'email each certificate')
     .option('--no-skip-existing', 'issue rows whose email is already in the batch again')
-    .option('--errors <file>', 'write the rows that failed to this CSV file')
+    .option('--errors <file>', 'write the rows that failed (or were refused, with --skip-invalid) to this CSV file')
+    .option('--skip-invalid', 'issue the valid rows and report the invalid ones, instead of sending nothing')
     .action(async (o: IssueFlags, command: Command) => {
       result.exitCode = await runIssue(o, connect(command.optsWithGlobals<ConnectionFlags>()), process.stdout, process.stderr);
     });
