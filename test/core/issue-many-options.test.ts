@@ -72,3 +72,44 @@ test('each recipient is validated once, in issueMany, not again by the call that
     validateIssue.mockRestore();
   }
 });
+
+// A refusal that holds for the whole batch (or every batch) is not collected again per chunk.
+const refusal = (status: number, error: string) => reply(status, { error, message: `${error} said the service` });
+const itemsIn = (batchId: string, n: number, from = 0) => items(n).map((item, i) => ({ ...item, batchId, email: `${batchId}-${from + i}@example.com` }));
+
+test.each([
+  ['NOT_FOUND', 404],
+  ['BATCH_ARCHIVED', 409],
+])('after %s on a batch, its later chunks are not sent; other batches still are', async (code, status) => {
+  const s = scripted([refusal(status, code), bulkOk(0, 100)]);
+  const outcomes = await s.client.issueMany([...itemsIn('batch_gone', 300), ...itemsIn('batch_2', 100)]);
+  expect(s.requests.map((r) => r.url.replace(/^.*\/api\/v1/, ''))).toEqual(['/batches/batch_gone/recipients/bulk', '/batches/batch_2/recipients/bulk']);
+  const errors = outcomes.slice(0, 300).map((o) => (o.ok ? undefined : o.error)) as CertificateServiceError[];
+  expect(errors.every((e) => e?.code === code)).toBe(true);
+  expect(errors.slice(0, 100).every((e) => e.phase === 'response')).toBe(true);
+  expect(errors.slice(100).every((e) => e.phase === 'validation' && !e.outcomeUnknown)).toBe(true);
+  expect(errors[150].message).toMatch(/^batch_gone-150@example\.com: not sent, because an earlier call was refused/);
+  expect(outcomes.slice(300).every((o) => o.ok)).toBe(true);
+});
+
+test('a used-up quota stops every later chunk, in every batch', async () => {
+  const s = scripted([bulkOk(0, 100), refusal(402, 'QUOTA_EXCEEDED')]);
+  const outcomes = await s.client.issueMany([...itemsIn('batch_1', 300), ...itemsIn('batch_2', 50)]);
+  expect(s.requests).toHaveLength(2);
+  expect(outcomes.filter((o) => o.ok)).toHaveLength(100);
+  expect(outcomes.slice(100).every((o) => !o.ok && o.error.code === 'QUOTA_EXCEEDED')).toBe(true);
+});
+
+test('an item-level refusal or an unknown outcome does not stop the batch', async () => {
+  const s = scripted([reply(400, { error: 'VALIDATION_ERROR', message: 'bad', detail: { index: 3, field: 'email' } }), netError('ECONNRESET'), bulkOk(200, 100)]);
+  const outcomes = await s.client.issueMany(itemsIn('batch_1', 300));
+  expect(s.requests).toHaveLength(3);
+  expect(outcomes.slice(200).every((o) => o.ok)).toBe(true);
+});
+
+test('onProgress reaches the total when chunks are held back', async () => {
+  const seen: number[] = [];
+  const s = scripted([refusal(404, 'NOT_FOUND')]);
+  await s.client.issueMany(itemsIn('batch_gone', 250), { onProgress: (done) => seen.push(done) });
+  expect(seen.at(-1)).toBe(250);
+});

@@ -174,6 +174,18 @@ test('usage errors exit 2 before any request; a refused key or an unknown batch 
   expect(ok.stdout + ok.stderr).not.toContain(ws.apiKey);
 });
 
+test('an unknown batch with --no-skip-existing: one bulk call, not one per chunk; every row in --errors', async () => {
+  const ws = sb.controls.createWorkspace();
+  const csv = writeCsv('gone.csv', `name,email,course,score\n${rows(250).join('\n')}\n`);
+  const errors = path.join(dir, 'gone-errors.csv');
+  sb.controls.resetCounters();
+  const r = await certsvc(['issue', '--batch', 'batch_gone', '--csv', csv, '--no-skip-existing', '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
+  expect(r.code).toBe(1);
+  expect(count(BULK)).toBe(1);
+  expect(lastLine(r.stdout)).toMatchObject({ issued: 0, failed: 250, requests: 1 });
+  expect(parse(fs.readFileSync(errors, 'utf8'), { columns: true })).toHaveLength(250);
+});
+
 test('batches list, designs list', async () => {
   const ws = await workspace();
   const batches = await certsvc(['batches', 'list'], { CERTSVC_API_KEY: ws.apiKey });

@@ -47,6 +47,31 @@ function notSent(email: string, failedItem: number): CertificateServiceError {
 }
 
 /**
+ * How far a failed call's error reaches: a missing or archived batch refuses every later
+ * chunk into it, and a used-up quota or a refused key refuses every later chunk at all, so
+ * those chunks are not sent (sending them would only collect the same error, at a request
+ * each). An error about one item, or one whose outcome is unknown, reaches no further.
+ */
+export function errorReach(error: CertificateServiceError): 'batch' | 'all' | undefined {
+  if (error.outcomeUnknown || typeof error.detail.index === 'number') return undefined;
+  if (error.isAuthError || error.code === 'QUOTA_EXCEEDED') return 'all';
+  if (error.code === 'BATCH_ARCHIVED' || (error.code === 'NOT_FOUND' && error.phase === 'response')) return 'batch';
+  return undefined;
+}
+
+/** An item held back because an earlier call into its batch (or any batch) was refused for a reason that holds for it too. */
+function refusedEarlier(email: string, error: CertificateServiceError): CertificateServiceError {
+  return new CertificateServiceError({
+    ...error.toJSON(),
+    code: error.code,
+    phase: 'validation',
+    outcomeUnknown: false,
+    message: `${email}: not sent, because an earlier call was refused for a reason that holds for this item too (${error.message})`,
+    cause: error,
+  });
+}
+
+/**
  * Each batch's email index, or the error that kept it from being read completely. Skipping
  * decides on what was read, so a batch read in part (an answer the core could not read, a
  * network failure) is never issued into: its items would be issued a second time.
@@ -142,13 +167,17 @@ export async function issueMany(api: Api, items: IssueItem[], options: IssueMany
   }
 
   let stoppedAt: number | undefined;
+  let refusedAll: CertificateServiceError | undefined;
   let done = items.length - repeats.length - [...groups.values()].reduce((n, g) => n + g.length, 0);
   options.onProgress?.(done, items.length);
   for (const indexes of groups.values()) {
     const { batchId, send } = items[indexes[0]];
+    let refusedBatch: CertificateServiceError | undefined;
     for (const part of chunk(indexes, options.bulk === false ? 1 : undefined)) {
-      if (stoppedAt !== undefined) {
-        for (const i of part) outcomes[i] = { ok: false, error: notSent(recipients[i].email, stoppedAt) };
+      const refused = refusedAll ?? refusedBatch;
+      if (stoppedAt !== undefined || refused) {
+        for (const i of part) outcomes[i] = { ok: false, error: refused ? refusedEarlier(recipients[i].email, refused) : notSent(recipients[i].email, stoppedAt!) };
+        options.onProgress?.((done += part.length), items.length);
         continue;
       }
       const valid = part.map((i) => recipients[i]);
@@ -159,6 +188,9 @@ export async function issueMany(api: Api, items: IssueItem[], options: IssueMany
       } catch (error) {
         if (!(error instanceof CertificateServiceError)) throw error;
         results = failChunk(error, valid.map((r) => r.email));
+        const reach = errorReach(error);
+        if (reach === 'all') refusedAll = error;
+        else if (reach === 'batch') refusedBatch = error;
       }
       part.forEach((inputIndex, j) => (outcomes[inputIndex] = results[j]));
       if (options.stopOnError) stoppedAt = part.find((i) => !outcomes[i].ok);
