@@ -5,7 +5,7 @@
 // requests; P2 is the rate-limited run).
 import { createClient } from '@certificate-service/sdk';
 import { makeHttp, makeNode, type Credentials, type RecordedRequest } from '../n8n/fake-context';
-import { createSandbox } from '../sandbox';
+import { createSandbox } from '@certificate-service/sandbox';
 import { fmt, issueParams, runNode } from './common';
 import { round, type Row } from './measure';
 

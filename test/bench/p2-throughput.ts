@@ -12,10 +12,10 @@
 //                at this server's speed no client can send them faster one after another.
 // It counts as lost only what the client adds: waiting past a window's reset, and time
 // between calls spent outside HTTP.
-import { listOf } from '../../shared/src/decode';
+import { listOf } from '../../shared/sdk/src/decode';
 import { createClient } from '@certificate-service/sdk';
 import { type Credentials } from '../n8n/fake-context';
-import { createSandbox } from '../sandbox';
+import { createSandbox } from '@certificate-service/sandbox';
 import { fmt, issueParams, runNode, sum } from './common';
 import { round, type Row } from './measure';
 

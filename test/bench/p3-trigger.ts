@@ -21,7 +21,7 @@ import path from 'node:path';
 import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
 import { createClient } from '@certificate-service/sdk';
 import { ensureN8nInstalled, startN8n, type N8nInstance } from '../e2e/n8n/harness';
-import { createSandbox } from '../sandbox';
+import { createSandbox } from '@certificate-service/sandbox';
 import { N8N_DIST, pool } from './common';
 import { median, round, type Row } from './measure';
 

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createSandbox } from '../sandbox';
+import { createSandbox } from '@certificate-service/sandbox';
 import { ensureNode22 } from '../zapier/support/node22';
 import { median, round, type Row } from './measure';
 

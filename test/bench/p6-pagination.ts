@@ -9,7 +9,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createClient } from '@certificate-service/sdk';
 import { rl, type Credentials } from '../n8n/fake-context';
-import { createSandbox } from '../sandbox';
+import { createSandbox } from '@certificate-service/sandbox';
 import { fmt, runNode } from './common';
 import { mb, round, withRssSampling, type Row } from './measure';
 

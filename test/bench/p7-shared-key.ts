@@ -2,7 +2,7 @@
 // concurrent executions (10,000 each) of one workflow, spread over 2 workers
 // (`n8n worker --concurrency=2`, so no worker takes all 3), all on one key, against the
 // sandbox's 120 requests / 60 s. The workers share nothing but the service's RateLimit-*
-// headers; the core reads from them how much of the key others use (shared/src/rate-limit.ts).
+// headers; the core reads from them how much of the key others use (shared/sdk/src/rate-limit.ts).
 //
 // The API calls are timed by a recording proxy between n8n and the sandbox. The figure is
 // ideal_elapsed / actual_elapsed as in P2, for all calls together:
@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import { createClient } from '@certificate-service/sdk';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../e2e/n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from '../e2e/queue/harness';
-import { createSandbox } from '../sandbox';
+import { createSandbox } from '@certificate-service/sandbox';
 import { fmt } from './common';
 import { round, type Row } from './measure';
 import { listAll } from './p2-throughput';

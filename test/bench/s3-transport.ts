@@ -4,7 +4,7 @@
 // median over rounds of (fetch time / undici time), i.e. undici's requests/s over fetch's.
 import { CertificateServiceClient, type Transport } from '@certificate-service/sdk/core';
 import { createFetchTransport, createUndiciTransport, timerSleep } from '@certificate-service/sdk';
-import { createSandbox } from '../sandbox';
+import { createSandbox } from '@certificate-service/sandbox';
 import { fmt, pool } from './common';
 import { median, round, type Row } from './measure';
 

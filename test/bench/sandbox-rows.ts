@@ -1,6 +1,6 @@
-// The sandbox's own benchmark (test/sandbox/bench.ts) as rows of the table: loopback
+// The sandbox's own benchmark (sandbox-bench.ts) as rows of the table: loopback
 // request throughput, and the cost of holding 100,000 recipients in memory.
-import { runSandboxBenchmark } from '../sandbox/bench';
+import { runSandboxBenchmark } from './sandbox-bench';
 import { fmt } from './common';
 import { round, type Row } from './measure';
 

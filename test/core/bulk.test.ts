@@ -1,4 +1,4 @@
-import { bulkOutcomes, chunk } from '../../shared/src/bulk';
+import { bulkOutcomes, chunk } from '../../shared/sdk/src/bulk';
 import { recipient } from './helpers';
 import { reply, scripted } from './scripted';
 

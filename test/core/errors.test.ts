@@ -1,6 +1,6 @@
 import nock from 'nock';
 import { CertificateServiceError } from '@certificate-service/sdk/core';
-import { SERVICE_ERROR_CODES } from '../../shared/src/errors';
+import { SERVICE_ERROR_CODES } from '../../shared/sdk/src/errors';
 import { BASE, KEY, makeClient } from './helpers';
 
 beforeAll(() => nock.disableNetConnect());
@@ -68,7 +68,7 @@ test('messages never include the API key, even when the service echoes it', asyn
 test('a timeout is reported as TIMEOUT', async () => {
   nock(BASE).get('/api/v1/designs').delay(200).reply(200, []);
   const { CertificateServiceClient } = await import('@certificate-service/sdk/core');
-  const { createFetchTransport } = await import('../../shared/src/fetch-transport');
+  const { createFetchTransport } = await import('../../shared/sdk/src/fetch-transport');
   const client = new CertificateServiceClient({ baseUrl: BASE, apiKey: KEY, transport: createFetchTransport({ timeoutMs: 50 }), retry: { maxRetries: 0 }, sleep: async () => {} });
   const error = await failure(client.listDesigns());
   expect(error.code).toBe('TIMEOUT');

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { inspect } from 'node:util';
 import { CertificateServiceClient, CertificateServiceError, type HttpRequest, type HttpResponse, type ItemOutcome } from '@certificate-service/sdk/core';
-import { describeList } from '../../shared/src/decode';
+import { describeList } from '../../shared/sdk/src/decode';
 
 const RUNS = 1500;
 const KEY = 'sk_live_fuzz_key_0123456789';

@@ -1,5 +1,5 @@
 import { CertificateServiceClient, type ClientOptions } from '@certificate-service/sdk/core';
-import { createFetchTransport } from '../../shared/src/fetch-transport';
+import { createFetchTransport } from '../../shared/sdk/src/fetch-transport';
 
 export const BASE = 'https://certs.example.com';
 export const API = `${BASE}/api/v1`;

@@ -1,7 +1,7 @@
 // issueMany's options beyond skipExisting: shared `data`, `bulk: false`, `stopOnError`,
 // and one validation per recipient on its way to the wire.
 import { CertificateServiceError } from '@certificate-service/sdk/core';
-import * as validation from '../../shared/src/validation';
+import * as validation from '../../shared/sdk/src/validation';
 import { recipient } from './helpers';
 import { netError, reply, scripted } from './scripted';
 

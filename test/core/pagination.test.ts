@@ -1,6 +1,6 @@
 import nock from 'nock';
-import { listOf } from '../../shared/src/decode';
-import { collect } from '../../shared/src/pagination';
+import { listOf } from '../../shared/sdk/src/decode';
+import { collect } from '../../shared/sdk/src/pagination';
 import { BASE, makeClient } from './helpers';
 
 beforeAll(() => nock.disableNetConnect());

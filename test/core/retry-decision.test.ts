@@ -1,5 +1,5 @@
 // The retry policy as a table: one pure function of (method, attempt, result).
-import { DEFAULT_RETRY, retryDecision, type AttemptResult } from '../../shared/src/retry';
+import { DEFAULT_RETRY, retryDecision, type AttemptResult } from '../../shared/sdk/src/retry';
 import { reply, scripted, netError } from './scripted';
 
 const net: AttemptResult = { kind: 'network', failure: 'NETWORK_ERROR' };

@@ -3,7 +3,7 @@
  * RateLimit-Remaining counter drops faster than our own requests explain, so the client stops
  * that many requests early and wakes with jitter, instead of running into 429s together.
  */
-import { jitterMs, othersBetween } from '../../shared/src/rate-limit';
+import { jitterMs, othersBetween } from '../../shared/sdk/src/rate-limit';
 import { reply, scripted } from './scripted';
 
 const limits = (remaining: number, reset = 30) => ({ 'RateLimit-Limit': '120', 'RateLimit-Remaining': String(remaining), 'RateLimit-Reset': String(reset) });

@@ -2,7 +2,7 @@
 // the same list issues nothing, a run after a partial one issues only what is missing, and the
 // batch is read once, 100 a page. In a shape the core cannot read, nothing is issued at all.
 import { createClient } from '@certificate-service/sdk';
-import { createSandbox, KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES, type Sandbox } from '../sandbox';
+import { createSandbox, KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES, type Sandbox } from '@certificate-service/sandbox';
 
 let sb: Sandbox;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { CertificateServiceError, normaliseBaseUrl } from '@certificate-service/sdk/core';
-import { normaliseData } from '../../shared/src/validation';
+import { normaliseData } from '../../shared/sdk/src/validation';
 import { scripted } from './scripted';
 
 // Bad input is refused before any request: the scripted transport has no steps,

@@ -2,8 +2,8 @@
 // verify key → create batch → issue one and bulk → send → look up by ID and token →
 // subscribe a local receiver → receive and verify signed events → unsubscribe.
 import { checkDelivery, createClient, type EventType } from '@certificate-service/sdk';
-import type { Sandbox } from '../sandbox';
-import { startReceiver } from '../sandbox/testing/receiver';
+import type { Sandbox } from '@certificate-service/sandbox';
+import { startReceiver } from '@certificate-service/sandbox/testing';
 
 export async function runCoreFlow(sandbox: Sandbox, step: (label: string, detail: string) => void): Promise<void> {
   const client = createClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey });

@@ -2,8 +2,8 @@
 // trigger's webhook lifecycle, run here in a minimal stand-in for n8n's execution context
 // (test/n8n/fake-context.ts) that does real HTTP. `npm test` also runs them inside a real n8n.
 import type { IDataObject, INodeExecutionData, INodeType, IWebhookResponseData } from 'n8n-workflow';
-import type { Sandbox } from '../sandbox';
-import { startReceiver } from '../sandbox/testing/receiver';
+import type { Sandbox } from '@certificate-service/sandbox';
+import { startReceiver } from '@certificate-service/sandbox/testing';
 import { fakeExecute, fakeHook, fakeWebhook, rl, type Params } from '../n8n/fake-context';
 
 /* eslint-disable @typescript-eslint/no-require-imports */

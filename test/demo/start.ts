@@ -1,7 +1,7 @@
 // `npm start`: the main job on the embedded sandbox. Starts the local Certificate Service,
 // runs the scripted flow through the shared core (and the connectors), prints a report, exits 0.
 // `npm start -- --serve` keeps the sandbox running for a real n8n or `zapier-platform invoke`.
-import { createSandbox } from '../sandbox';
+import { createSandbox } from '@certificate-service/sandbox';
 import { portFrom } from './args';
 import { runCoreFlow } from './core-flow';
 import { runN8nFlow } from './n8n-flow';

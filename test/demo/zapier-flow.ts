@@ -2,8 +2,8 @@
 // own Lambda handler, as Zapier runs it: auth test → create batch → subscribe a REST hook →
 // issue one and in bulk → send → searches → the signed delivery through perform → unsubscribe.
 import zapier from 'zapier-platform-core';
-import type { Sandbox } from '../sandbox';
-import { startReceiver } from '../sandbox/testing/receiver';
+import type { Sandbox } from '@certificate-service/sandbox';
+import { startReceiver } from '@certificate-service/sandbox/testing';
 import { zapierHeaders } from '../zapier/helpers';
 
 type Handler = (event: Record<string, unknown>) => Promise<{ results: unknown }>;

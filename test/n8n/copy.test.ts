@@ -8,6 +8,7 @@ import { CertificateService } from '../../n8n/nodes/CertificateService/Certifica
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import { CertificateServiceApi } from '../../n8n/credentials/CertificateServiceApi.credentials';
 import { shareTokenFrom } from '@certificate-service/sdk/core';
+import { EMAIL_STATUSES } from '@certificate-service/sandbox';
 
 const node = new CertificateService().description;
 const properties = node.properties;
@@ -92,11 +93,11 @@ describe('UX guidelines', () => {
 		for (const text of placeholders) expect(text).toMatch(/^(e\.g\. |Add |Select )/);
 	});
 
-	it('Email Status is a list of options, not free text', () => {
+	it('Email Status is a list of options, not free text, with the states the sandbox chose (choices.ts)', () => {
 		const getMany = properties.find((p) => p.name === 'filters' && p.displayOptions?.show?.operation?.includes('getMany') && p.displayOptions?.show?.resource?.includes('certificate'))!;
 		const emailStatus = (getMany.options as INodeProperties[]).find((o) => o.name === 'emailStatus')!;
 		expect(emailStatus.type).toBe('options');
-		expect((emailStatus.options as INodePropertyOptions[]).map((o) => o.value)).toEqual(['failed', 'not_sent', 'queued', 'sent']);
+		expect((emailStatus.options as INodePropertyOptions[]).map((o) => o.value).sort()).toEqual([...EMAIL_STATUSES].sort());
 	});
 
 	it('the Certificate of Get, Update, Delete and Send is a locator: From List, By ID, By Certificate URL', () => {

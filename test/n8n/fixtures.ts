@@ -14,7 +14,7 @@ export function recipient(n: number, overrides: Record<string, unknown> = {}) {
 		issueDate: '2026-01-01T00:00:00.000Z',
 		expiryDate: null,
 		data: {},
-		emailStatus: 'pending',
+		emailStatus: 'not_sent',
 		emailSentAt: null,
 		createdAt: '2026-01-01T00:00:00.000Z',
 		...overrides,

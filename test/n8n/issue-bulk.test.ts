@@ -9,7 +9,7 @@ import nock from 'nock';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
-import * as validation from '../../shared/src/validation';
+import * as validation from '../../shared/sdk/src/validation';
 import { API, BASE, apiError, recipient } from './fixtures';
 import { type FakeOptions, type Params, fakeExecute, inputItems, rl } from './fake-context';
 import { setupNock } from '../support/nock';

@@ -9,8 +9,8 @@ import { CertificateService } from '../../n8n/nodes/CertificateService/Certifica
 import { searchBatches, searchDesigns } from '../../n8n/nodes/CertificateService/methods/listSearch';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import { resetDeliveryMemory } from '../../n8n/nodes/CertificateServiceTrigger/deliveries';
-import { createSandbox, type Sandbox } from '../sandbox';
-import { startReceiver, type Receiver } from '../sandbox/testing/receiver';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
+import { startReceiver, type Receiver } from '@certificate-service/sandbox/testing';
 import {
 	type Credentials,
 	type FakeOptions,

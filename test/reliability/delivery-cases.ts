@@ -4,7 +4,7 @@
 // `receiverSecret` must accept it, and (for the core) which reasons are right for a refusal.
 import { createHmac, randomBytes } from 'node:crypto';
 import { signPayload, type EventType, type VerificationFailure, type WebhookEvent } from '@certificate-service/sdk/core';
-import { computeSignature } from '../../shared/src/webhooks/sign';
+import { computeSignature } from '../../shared/sdk/src/webhooks/sign';
 
 export const SECRET = 'wh_sec_reliability_current_7Qm2';
 export const OLD_SECRET = 'wh_sec_reliability_previous_Zk9d';

@@ -14,7 +14,7 @@ import { sleep } from 'n8n-workflow';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { createClient } from '@certificate-service/sdk';
 import { fakeExecute, inputItems, rl, type Credentials } from '../n8n/fake-context';
-import { createSandbox, type Sandbox } from '../sandbox';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 
 jest.setTimeout(60_000);
 

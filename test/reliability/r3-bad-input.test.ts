@@ -10,7 +10,7 @@ import { createClient, createFetchTransport } from '@certificate-service/sdk';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import { fakeExecute, fakeHook, inputItems, rl, type Credentials, type Params } from '../n8n/fake-context';
-import { createSandbox, type Sandbox } from '../sandbox';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 
 let sb: Sandbox;
 let credentials: Credentials;

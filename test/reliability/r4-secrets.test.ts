@@ -25,8 +25,8 @@ import { resetDeliveryMemory } from '../../n8n/nodes/CertificateServiceTrigger/d
 import App from '../../zapier/src';
 import { runCoreFlow } from '../demo/core-flow';
 import { fakeExecute, fakeHook, fakeWebhook, inputItems, rl, type Credentials, type ParamsFor } from '../n8n/fake-context';
-import { createSandbox, type Sandbox } from '../sandbox';
-import { startReceiver, type Received, type Receiver } from '../sandbox/testing/receiver';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
+import { startReceiver, type Received, type Receiver } from '@certificate-service/sandbox/testing';
 import { n8nHeaders, zapierHeaders } from './delivery-cases';
 
 jest.setTimeout(60_000);

@@ -14,8 +14,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import App from '../../zapier/src';
 import { fakeHook, type Credentials } from '../n8n/fake-context';
-import { createSandbox, type Sandbox } from '../sandbox';
-import { startReceiver, type Receiver } from '../sandbox/testing/receiver';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
+import { startReceiver, type Receiver } from '@certificate-service/sandbox/testing';
 
 jest.setTimeout(60_000);
 

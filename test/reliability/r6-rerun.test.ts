@@ -18,7 +18,7 @@ import { NodeApiError, type INodeExecutionData } from 'n8n-workflow';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import App from '../../zapier/src';
 import { fakeExecute, inputItems, rl, type Credentials, type Params } from '../n8n/fake-context';
-import { createSandbox, type Sandbox } from '../sandbox';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 
 jest.setTimeout(120_000);
 

@@ -17,7 +17,7 @@ import nock from 'nock';
 import zapier from 'zapier-platform-core';
 
 import { CertificateServiceClient, CertificateServiceError } from '@certificate-service/sdk/core';
-import { createFetchTransport } from '../../shared/src/fetch-transport';
+import { createFetchTransport } from '../../shared/sdk/src/fetch-transport';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { toZapierError } from '../../zapier/src/lib/errors';
 import App from '../../zapier/src';

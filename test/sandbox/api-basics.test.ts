@@ -1,6 +1,6 @@
 // Auth, the error envelope, body parsing, routing and workspace isolation.
-import { createSandbox, type Sandbox } from './index';
-import { Api, type ApiResponse } from './testing/api';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
+import { Api, type ApiResponse } from '@certificate-service/sandbox/testing';
 
 let sb: Sandbox;
 let api: Api;

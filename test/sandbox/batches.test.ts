@@ -1,6 +1,6 @@
 // Batches, designs, and newest-first cursor pagination.
-import { createSandbox, type Sandbox } from './index';
-import { Api } from './testing/api';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
+import { Api } from '@certificate-service/sandbox/testing';
 
 let sb: Sandbox;
 let demo: Api;

@@ -1,8 +1,8 @@
 // The control surface, in-process and over /__sandbox: counters, reset, workspaces and
 // keys, settings; plus start options and a clean close().
-import { createSandbox, type ListShape, type Sandbox } from './index';
-import { Api } from './testing/api';
-import { startReceiver } from './testing/receiver';
+import { createSandbox, type ListShape, type Sandbox } from '@certificate-service/sandbox';
+import { Api } from '@certificate-service/sandbox/testing';
+import { startReceiver } from '@certificate-service/sandbox/testing';
 
 let sb: Sandbox;
 let api: Api;

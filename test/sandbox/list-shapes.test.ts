@@ -1,6 +1,6 @@
 // Every list wrapper variant, on every list endpoint, with cursor paging where the shape has one.
-import { createSandbox, type ListShape, type Sandbox } from './index';
-import { Api } from './testing/api';
+import { createSandbox, type ListShape, type Sandbox } from '@certificate-service/sandbox';
+import { Api } from '@certificate-service/sandbox/testing';
 
 let sb: Sandbox;
 let api: Api;

@@ -1,7 +1,7 @@
 // Plan quota (exact, all-or-nothing, rejected requests cost nothing) and the per-key
 // fixed-window rate limit (headers, 429 + Retry-After, no state change).
-import { createSandbox, type Sandbox } from './index';
-import { Api, sleep } from './testing/api';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
+import { Api, sleep } from '@certificate-service/sandbox/testing';
 
 describe('quota', () => {
   let sb: Sandbox;

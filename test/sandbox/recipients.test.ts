@@ -1,7 +1,7 @@
 // Recipients: issue one and bulk, fields, validation, update/delete/send, lookups,
 // the mail rule and the public viewer.
-import { createSandbox, type Sandbox } from './index';
-import { Api, eventually } from './testing/api';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
+import { Api, eventually } from '@certificate-service/sandbox/testing';
 
 let sb: Sandbox;
 let api: Api;

@@ -1,9 +1,9 @@
 // The retry schedule (1 m, 5 m, 30 m, 2 h, 12 h, 24 h; 7 attempts) in scaled time, what
 // counts as a failure (non-2xx, network error, timeout), and when retrying stops.
-import { verifyDelivery } from '../../shared/src/webhooks/verify';
-import { createSandbox, MAX_ATTEMPTS, RETRY_DELAYS_MS, type Sandbox } from './index';
-import { Api } from './testing/api';
-import { type Receiver, startReceiver } from './testing/receiver';
+import { verifyDelivery } from '../../shared/sdk/src/webhooks/verify';
+import { createSandbox, MAX_ATTEMPTS, RETRY_DELAYS_MS, type Sandbox } from '@certificate-service/sandbox';
+import { Api } from '@certificate-service/sandbox/testing';
+import { type Receiver, startReceiver } from '@certificate-service/sandbox/testing';
 
 const TIME_SCALE = 0.00001; // 1 m -> 0.6 ms ... 24 h -> 864 ms
 const TIMEOUT_MS = 150;

@@ -1,11 +1,11 @@
 // Webhook subscriptions and deliveries, checked with the core's verifier: envelope,
 // headers, each event type, viewed-once, secret rotation, duplicates and 410.
-import { computeSignature } from '../../shared/src/webhooks/sign';
-import { DeliveryDeduper } from '../../shared/src/webhooks/dedupe';
-import { checkDelivery, parseSignatureHeader, verifyDelivery } from '../../shared/src/webhooks/verify';
-import { createSandbox, type Sandbox } from './index';
-import { Api } from './testing/api';
-import { type Received, type Receiver, startReceiver } from './testing/receiver';
+import { computeSignature } from '../../shared/sdk/src/webhooks/sign';
+import { DeliveryDeduper } from '../../shared/sdk/src/webhooks/dedupe';
+import { checkDelivery, parseSignatureHeader, verifyDelivery } from '../../shared/sdk/src/webhooks/verify';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
+import { Api } from '@certificate-service/sandbox/testing';
+import { type Received, type Receiver, startReceiver } from '@certificate-service/sandbox/testing';
 
 let sb: Sandbox;
 let api: Api;

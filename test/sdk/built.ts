@@ -1,19 +1,25 @@
-// The SDK's build (shared/dist), made when missing or older than its sources, as users get it.
+// The builds of the packages under shared/ (sdk, cli, sandbox), made when missing or older than
+// their sources, as users get them. The CLI and the sandbox build against the SDK's dist.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { newestMtime } from '../support/files';
 
-export const SHARED = path.resolve(__dirname, '../../shared');
-export const CLI = path.join(SHARED, 'dist/cli/main.js');
+export const PACKAGES = {
+  sdk: path.resolve(__dirname, '../../shared/sdk'),
+  cli: path.resolve(__dirname, '../../shared/cli'),
+  sandbox: path.resolve(__dirname, '../../shared/sandbox'),
+};
+export const CLI = path.join(PACKAGES.cli, 'dist/main.js');
 const run = promisify(execFile);
 
-
-/** `npm test` builds first; run alone, a jest file builds the SDK itself when it is stale. */
+/** `npm test` builds first; run alone, a jest file builds the packages itself when they are stale. */
 export async function ensureBuilt(): Promise<void> {
-  const dist = path.join(SHARED, 'dist');
-  const sources = Math.max(newestMtime(path.join(SHARED, 'src')), fs.statSync(path.join(SHARED, 'package.json')).mtimeMs);
-  if (fs.existsSync(CLI) && newestMtime(dist) >= sources) return;
-  await run(process.execPath, [path.resolve(__dirname, '../../node_modules/typescript/bin/tsc'), '-p', path.join(SHARED, 'tsconfig.json')]);
+  for (const dir of Object.values(PACKAGES)) {
+    const dist = path.join(dir, 'dist');
+    const sources = Math.max(newestMtime(path.join(dir, 'src')), fs.statSync(path.join(dir, 'package.json')).mtimeMs);
+    if (fs.existsSync(dist) && newestMtime(dist) >= sources) continue;
+    await run(process.execPath, [path.resolve(__dirname, '../../node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'tsconfig.json')]);
+  }
 }

@@ -1,7 +1,7 @@
 // `certsvc doctor` as a child process against the sandbox: exit 0 in every list shape the
 // connectors read, exit 1 naming what came back in a shape no code knows.
 import { execFile } from 'node:child_process';
-import { createSandbox, KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES, type Sandbox } from '../sandbox';
+import { createSandbox, KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES, type Sandbox } from '@certificate-service/sandbox';
 import { CLI, ensureBuilt } from './built';
 
 jest.setTimeout(60_000);

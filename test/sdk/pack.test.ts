@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createSandbox, type Sandbox } from '../sandbox';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { ensureNode, ensureNode22 } from '../zapier/support/node22';
 import { SHARED, ensureBuilt } from './built';
 

@@ -1,7 +1,7 @@
 // issueMany's onProgress (what the CLI's progress bar is driven by), and the bar itself.
 import { createClient } from '@certificate-service/sdk';
-import { progressBar } from '../../shared/src/cli/progress';
-import { createSandbox, type Sandbox } from '../sandbox';
+import { progressBar } from '../../shared/cli/src/progress';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 
 let sb: Sandbox;
 beforeAll(async () => {

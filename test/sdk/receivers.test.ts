@@ -7,7 +7,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { createClient, createReceiver, createExpressHandler, createFastifyHandler, createNodeHandler, createWebHandler, fastifyReceiver, signPayload, type DeliveryStore, type ReceiverOptions, type WebhookEvent } from '@certificate-service/sdk';
-import { createSandbox, type Sandbox } from '../sandbox';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { freePort } from '../support/net';
 
 const SECRET = 'wh_sec_receiver_test_0123456789';

@@ -5,9 +5,9 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { errors as undiciErrors } from 'undici';
 import { CertificateServiceClient, CertificateServiceError, type Transport } from '@certificate-service/sdk/core';
-import { classifyNetworkError } from '../../shared/src/request';
+import { classifyNetworkError } from '../../shared/sdk/src/request';
 import { createFetchTransport, createUndiciTransport } from '@certificate-service/sdk';
-import { createSandbox, type Sandbox } from '../sandbox';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 
 let sb: Sandbox;
 beforeAll(async () => {

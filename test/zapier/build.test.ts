@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createSandbox, type Sandbox } from '../sandbox';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { ensureNode22, NODE22_VERSION } from './support/node22';
 
 const exec = promisify(execFile);

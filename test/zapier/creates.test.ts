@@ -221,7 +221,7 @@ describe('issue_certificates_bulk', () => {
   });
 
   it('each line is validated and normalised once on its way to the wire (shared variables once in all)', async () => {
-    const validation = jest.requireActual('../../shared/src/validation');
+    const validation = jest.requireActual('../../shared/sdk/src/validation');
     const validateIssue = jest.spyOn(validation, 'validateIssue');
     const normaliseData = jest.spyOn(validation, 'normaliseData');
     try {

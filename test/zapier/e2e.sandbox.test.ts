@@ -4,8 +4,8 @@
 // (rawRequest.content + Http- prefixed, Camel-Cased headers). Creates and searches run
 // for real too.
 import zapier from 'zapier-platform-core';
-import { createSandbox, type Sandbox } from '../sandbox';
-import { startReceiver, type Received, type Receiver } from '../sandbox/testing/receiver';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
+import { startReceiver, type Received, type Receiver } from '@certificate-service/sandbox/testing';
 import { App, app, caught, createAppHandler, cursorStore, zapierHeaders } from './helpers';
 import type { Recipient } from '@certificate-service/sdk/core';
 

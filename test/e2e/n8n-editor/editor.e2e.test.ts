@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { createClient, type Batch, type CertificateServiceClient } from '@certificate-service/sdk';
-import { createSandbox, type Sandbox } from '../../sandbox';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { ensureN8nInstalled, startN8n, type N8nInstance } from '../n8n/harness';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { editorContext, launchChromium } from './browser';

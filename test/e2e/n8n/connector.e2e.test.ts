@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createClient, signPayload, type CertificateServiceClient } from '@certificate-service/sdk';
-import { createSandbox, type Sandbox } from '../../sandbox';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { ensureN8nInstalled, n8nCacheDir, startN8n, type N8nInstance, type RunResult } from './harness';
 import { alive, copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR, processesWithEnv, withDescendants } from './package-setup';
 

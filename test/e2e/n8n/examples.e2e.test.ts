@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { createClient, type CertificateServiceClient } from '@certificate-service/sdk';
-import { createSandbox, type Sandbox } from '../../sandbox';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { ensureN8nInstalled, startN8n, type N8nInstance, type WorkflowJson } from './harness';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './package-setup';
 

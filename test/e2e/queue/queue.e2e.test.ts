@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createClient, type CertificateServiceClient } from '@certificate-service/sdk';
 import type { Recipient, WebhookEvent } from '@certificate-service/sdk/core';
-import { createSandbox, type Sandbox } from '../../sandbox';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from './harness';
 import { allExecutions, countByEvent, deliver, savedStaticData, settledExecutions, sql, triggerWorkflow } from './support';

@@ -23,7 +23,9 @@ const properties: INodeProperties[] = [
 				name: 'emailStatus',
 				type: 'options',
 				default: 'sent',
-				description: 'Only return certificates whose email is in this state',
+				// The API reference shows only "sent" (and "failed" through its event); the other two
+				// are the states the sandbox chose (@certificate-service/sandbox choices.ts, kept equal by a test).
+				description: 'Only return certificates whose email is in this state. The API reference lists only Sent and Failed; the other states are assumed.',
 				options: [
 					{ name: 'Failed', value: 'failed', description: 'The mail provider rejected the email' },
 					{ name: 'Not Sent', value: 'not_sent', description: 'The email has not been sent yet' },

@@ -1,0 +1,52 @@
+import { CertificateServiceClient, createUndiciTransport, type HttpRequest, type HttpResponse, type Transport } from '@certificate-service/sdk';
+import { UsageError } from './usage-error';
+
+export interface ConnectionFlags {
+  apiKey?: string;
+  baseUrl?: string;
+}
+
+export interface Connection {
+  client: CertificateServiceClient;
+  /** HTTP requests sent so far. */
+  requests(): number;
+  /** When the client is waiting (rate-limit pacing, Retry-After, backoff): the epoch ms it waits until. */
+  waitingUntil(): number | undefined;
+}
+
+/** A client from the flags, else CERTSVC_API_KEY / CERTSVC_BASE_URL, that reports its requests and waits. */
+export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, observe?: (request: HttpRequest, response: HttpResponse) => void): Connection {
+  const apiKey = flags.apiKey ?? env.CERTSVC_API_KEY;
+  const baseUrl = flags.baseUrl ?? env.CERTSVC_BASE_URL;
+  if (!apiKey?.trim()) throw new UsageError('No API key: set CERTSVC_API_KEY or pass --api-key.');
+  if (!baseUrl?.trim()) throw new UsageError('No service URL: set CERTSVC_BASE_URL (e.g. https://<your service host>/api/v1) or pass --base-url.');
+  const undici = createUndiciTransport();
+  let count = 0;
+  let waitingUntil: number | undefined;
+  // Every attempt counts, retries included: it is what the rate limit counts.
+  const transport: Transport = async (request) => {
+    count++;
+    const response = await undici(request).catch((error: unknown) => {
+      // An https:// URL pointed at a server that speaks plain HTTP fails in the TLS handshake,
+      // before anything is sent; OpenSSL's words ("packet length too long") do not say so.
+      const code = (error as { code?: unknown })?.code;
+      if (typeof code === 'string' && code.startsWith('ERR_SSL_')) {
+        const origin = new URL(request.url).origin;
+        throw new UsageError(`${origin} did not answer in TLS (HTTPS): is it a plain http:// server, such as a local sandbox? Then use http://${new URL(request.url).host}/api/v1 (http:// is allowed only for localhost). Nothing was sent. (${code})`);
+      }
+      throw error;
+    });
+    observe?.(request, response);
+    return response;
+  };
+  const client = new CertificateServiceClient({
+    baseUrl,
+    apiKey: apiKey.trim(),
+    transport,
+    sleep: (ms) => {
+      waitingUntil = Date.now() + ms;
+      return new Promise<void>((resolve) => setTimeout(resolve, ms)).finally(() => (waitingUntil = undefined));
+    },
+  });
+  return { client, requests: () => count, waitingUntil: () => waitingUntil };
+}

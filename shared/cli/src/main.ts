@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+// `certsvc`: the Certificate Service from the command line. Exit codes: 0 done, 1 the service
+// refused something (or some rows failed), 2 a usage error (nothing was sent).
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { CertificateServiceError, EVENT_TYPES, hostHint, type EventType, type HostWords } from '@certificate-service/sdk';
+import { connect, type ConnectionFlags } from './connect';
+import { runDoctor } from './doctor';
+import { runIssue, type IssueFlags } from './issue';
+import { UsageError } from './usage-error';
+import { runVerify, type VerifyFlags } from './verify';
+
+const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '../package.json'), 'utf8')) as { version: string };
+
+const print = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/** The command line; commands that end with a verdict (issue, verify) set `result.exitCode`. */
+export function program(result: { exitCode: number }): Command {
+  const cli = new Command('certsvc')
+    .description('Issue and look up certificates of the Certificate Service.')
+    .version(version)
+    .addOption(new Option('--api-key <key>', 'API key').env('CERTSVC_API_KEY'))
+    .addOption(new Option('--base-url <url>', 'service URL, e.g. https://<host>/api/v1').env('CERTSVC_BASE_URL'))
+    .exitOverride()
+    .showHelpAfterError('(run certsvc --help for usage)');
+  const client = (command: Command) => connect(command.optsWithGlobals<ConnectionFlags>()).client;
+
+  cli.command('auth').description('check the API key; prints the workspace').action(async (_o, command: Command) => print(await client(command).auth()));
+
+  const batches = cli.command('batches').description('list or create batches');
+  batches
+    .command('list')
+    .description('every batch, as a JSON array')
+    .addOption(new Option('--status <status>', 'which batches').choices(['active', 'archived', 'all']).default('active'))
+    .action(async (o: { status: 'active' | 'archived' | 'all' }, command: Command) => print(await collect(client(command).iterateBatches({ status: o.status }))));
+  batches
+    .command('create')
+    .description('create a batch; prints it')
+    .requiredOption('--title <title>', 'batch title')
+    .requiredOption('--design <designId>', 'design id (see certsvc designs list)')
+    .action(async (o: { title: string; design: string }, command: Command) => print(await client(command).createBatch({ title: o.title, designId: o.design })));
+
+  cli
+    .command('designs')
+    .description('list designs')
+    .command('list')
+    .description('every design, as a JSON array')
+    .action(async (_o, command: Command) => print(await collect(client(command).iterateDesigns())));
+
+  cli
+    .command('issue')
+    .description('issue a certificate per CSV row (columns name, email; every other column is a data field)')
+    .requiredOption('--batch <id>', 'batch id')
+    .requiredOption('--csv <file>', 'CSV file with a header row')
+    .option('--send', 'email each certificate')
+    .option('--no-skip-existing', 'issue rows whose email is already in the batch again')
+    .option('--errors <file>', 'write the rows that failed (or were refused, with --skip-invalid) to this CSV file')
+    .option('--skip-invalid', 'issue the valid rows and report the invalid ones, instead of sending nothing')
+    .action(async (o: IssueFlags, command: Command) => {
+      result.exitCode = await runIssue(o, connect(command.optsWithGlobals<ConnectionFlags>()), process.stdout, process.stderr);
+    });
+
+  cli
+    .command('get')
+    .description('look up a certificate by its certificate ID')
+    .argument('<certificateId>', 'e.g. CERT-2026-000123-0001')
+    .action(async (certificateId: string, _o, command: Command) => print(await client(command).getCertificate(certificateId)));
+
+  // A workspace holds at most 20 subscriptions; list and delete find and remove the ones no
+  // trigger owns any more; create registers your own receiver (or an n8n Webhook node's URL).
+  const subscriptions = cli.command('subscriptions').description('list, create, test or delete webhook subscriptions');
+  subscriptions
+    .command('create')
+    .description('subscribe a receiver URL; prints the subscription with its signing secret, which is shown only this once')
+    .requiredOption('--url <url>', 'https:// URL of the receiver (http:// only for localhost)')
+    .requiredOption('--events <events>', `comma-separated: ${EVENT_TYPES.join(', ')}`, (v: string) => v.split(',').map((e) => e.trim()).filter(Boolean))
+    .action(async (o: { url: string; events: EventType[] }, command: Command) => {
+      print(await client(command).createSubscription({ url: o.url, events: o.events }));
+      process.stderr.write('Store the secret now: the service shows it only once (rotate it if it is lost).\n');
+    });
+  subscriptions
+    .command('test')
+    .description('ask the service to send a sample delivery to the subscription\'s URL')
+    .argument('<subscriptionId>', 'e.g. whs_…')
+    .action(async (subscriptionId: string, _o, command: Command) => print(await client(command).testSubscription(subscriptionId)));
+  subscriptions
+    .command('list')
+    .description('every webhook subscription (id, url, events), as a JSON array')
+    .action(async (_o, command: Command) => print(await collect(client(command).iterateSubscriptions())));
+  subscriptions
+    .command('delete')
+    .description('delete a webhook subscription; the trigger that used it stops receiving events')
+    .argument('<subscriptionId>', 'e.g. whs_… (see certsvc subscriptions list)')
+    .action(async (subscriptionId: string, _o, command: Command) => print(await client(command).deleteSubscription(subscriptionId)));
+
+  cli
+    .command('doctor')
+    .description('check, with read-only calls, that every answer of the service has a shape the connectors read')
+    .action(async (_o, command: Command) => {
+      result.exitCode = await runDoctor((observe) => connect(command.optsWithGlobals<ConnectionFlags>(), process.env, observe), process.stdout);
+    });
+
+  cli
+    .command('verify')
+    .description('check a webhook delivery read from stdin, as a receiver would')
+    .option('--secret <secret>', 'signing secret (repeat while rotating; default $CERTSVC_WEBHOOK_SECRET)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--signature <header>', 'the X-Service-Signature header, t=…,v1=…')
+    .option('--timestamp <seconds>', 'the X-Service-Timestamp header')
+    .option('--tolerance <seconds>', 'replay window (default 300)')
+    .action(async (o: VerifyFlags) => {
+      result.exitCode = await runVerify(o, process.stdin, process.stdout, process.env);
+    });
+
+  return cli;
+}
+
+/** The CLI's words after the core's hint: its environment variables and commands. */
+const CLI_WORDS: HostWords = {
+  auth: 'Set the key in CERTSVC_API_KEY (or pass --api-key).',
+  'subscription-limit': 'List them with "certsvc subscriptions list" and remove one with "certsvc subscriptions delete <id>".',
+  'unexpected-response': 'Check CERTSVC_BASE_URL (or --base-url).',
+};
+
+async function main(argv: string[]): Promise<number> {
+  const result = { exitCode: 0 };
+  try {
+    await program(result).parseAsync(argv);
+    return result.exitCode;
+  } catch (error) {
+    // Commander has already printed its message (unknown option, missing argument, --help).
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof UsageError) {
+      process.stderr.write(`certsvc: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof CertificateServiceError) {
+      const hint = hostHint(error, CLI_WORDS);
+      process.stderr.write(`certsvc: ${error.message}\n${hint ? `${hint}\n` : ''}`);
+      // Refused before sending (status 0, bad input) is a usage error; anything the service said is not.
+      return error.code === 'VALIDATION_ERROR' && error.status === 0 ? 2 : 1;
+    }
+    throw error;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv).then(
+    (code) => (process.exitCode = code),
+    (error: unknown) => {
+      process.stderr.write(`certsvc: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,65 @@
+// Every choice the sandbox makes where the spec says "not shown", in one place. The README's
+// "What we chose" table cites this module, and so do the connectors' options that depend on
+// one (n8n's Email Status filter; a test keeps them equal). The real service may differ; the
+// connectors read what it answers and fail loudly on what they cannot (`certsvc doctor`).
+
+/** Error codes of spec section 7, and the one only an injected fault sends. */
+export type ErrorCode =
+  | 'MISSING_API_KEY'
+  | 'INVALID_API_KEY'
+  | 'EXPIRED_API_KEY'
+  | 'RATE_LIMITED'
+  | 'VALIDATION_ERROR'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'BATCH_ARCHIVED'
+  | 'QUOTA_EXCEEDED'
+  | 'PLAN_LIMIT_EXCEEDED'
+  // Not in the spec: only sent by an injected '500' fault.
+  | 'INTERNAL_ERROR';
+
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  MISSING_API_KEY: 401,
+  INVALID_API_KEY: 401,
+  EXPIRED_API_KEY: 401,
+  RATE_LIMITED: 429,
+  VALIDATION_ERROR: 400,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  BATCH_ARCHIVED: 409,
+  QUOTA_EXCEEDED: 402,
+  PLAN_LIMIT_EXCEEDED: 403,
+  INTERNAL_ERROR: 500,
+};
+
+/**
+ * A certificate email's states. The spec shows only `sent`, and the `certificate.failed`
+ * event implies `failed`; `not_sent` (never asked) and `queued` (asked, not yet handed to
+ * the mail provider) are ours.
+ */
+export const EMAIL_STATUSES = ['not_sent', 'queued', 'sent', 'failed'] as const;
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+
+/** The status of each successful write (the spec names none). */
+export const SUCCESS_STATUS = {
+  createBatch: 201,
+  issue: 201,
+  bulkIssue: 201,
+  /** A `results`-shaped bulk answer where some item failed. */
+  bulkIssuePartial: 207,
+  archive: 200,
+  update: 200,
+  delete: 204,
+  send: 202,
+  testDelivery: 202,
+  rotateSecret: 200,
+  createSubscription: 201,
+} as const;
+
+/** Page size when `limit` is not given, and the most a page holds (the spec gives 1 to 100). */
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+/** Items of one bulk call (the spec: "1 to 100 items"; over it is our 400 on `recipients`). */
+export const MAX_BULK_ITEMS = 100;
+/** Subscriptions per workspace before 403 PLAN_LIMIT_EXCEEDED (the spec: 20). */
+export const MAX_SUBSCRIPTIONS = 20;

@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// `certsvc-sandbox`: the sandbox on a port, for an app, a real n8n or `zapier-platform invoke`.
+// Prints the base URL and the demo key; `--deliver-to <url>` subscribes a local receiver to
+// every event and prints its signing secret once.
+import { parseArgs } from 'node:util';
+import { EVENT_TYPES } from '@certificate-service/sdk';
+import { createSandbox, type ListShape, type SandboxOptions } from './index';
+import { LIST_SHAPES } from './types';
+
+const USAGE = `Usage: certsvc-sandbox [options]
+  --port N                 port to listen on (default 4010; 0 picks a free one)
+  --host H                 address to listen on (default 127.0.0.1)
+  --no-rate-limit          no 120 requests/min limit
+  --rate-limit N[/ms]      another limit, e.g. 1000/60000
+  --quota N                the demo workspace's certificate quota
+  --time-scale X           run delivery retries and the rotation grace X times their real time
+  --list-shape S           list wrapper to answer in: ${LIST_SHAPES.join(', ')}
+  --no-seed                no demo workspace (and no demo key)
+  --deliver-to URL         subscribe URL to every event in the demo workspace; prints the secret once`;
+
+export interface CliOptions {
+  sandbox: SandboxOptions;
+  deliverTo?: string;
+}
+
+/** Flags as `--port 4011` or `--port=4011`; an unknown flag or a bad number is an error naming it. */
+export function readFlags(argv: string[]): CliOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'no-rate-limit': { type: 'boolean' },
+      'rate-limit': { type: 'string' },
+      quota: { type: 'string' },
+      'time-scale': { type: 'string' },
+      'list-shape': { type: 'string' },
+      'no-seed': { type: 'boolean' },
+      'deliver-to': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const number = (flag: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n)) throw new Error(`--${flag} takes a number (got "${value}")`);
+    return n;
+  };
+  const sandbox: SandboxOptions = { port: number('port', values.port) ?? 4010 };
+  if (values.host) sandbox.host = values.host;
+  if (values['no-rate-limit']) sandbox.rateLimit = false;
+  if (values['rate-limit']) {
+    const [limit, windowMs] = values['rate-limit'].split('/');
+    sandbox.rateLimit = { limit: number('rate-limit', limit)!, windowMs: number('rate-limit', windowMs) ?? 60_000 };
+  }
+  sandbox.quota = number('quota', values.quota);
+  sandbox.timeScale = number('time-scale', values['time-scale']);
+  if (values['list-shape']) sandbox.listShape = values['list-shape'] as ListShape;
+  if (values['no-seed']) sandbox.seed = false;
+  if (values['deliver-to'] !== undefined && values['no-seed']) throw new Error('--deliver-to subscribes in the demo workspace, which --no-seed leaves out');
+  return { sandbox, deliverTo: values['deliver-to'] };
+}
+
+async function main(): Promise<void> {
+  let flags: ReturnType<typeof readFlags>;
+  try {
+    flags = readFlags(process.argv.slice(2));
+  } catch (err) {
+    console.error(`certsvc-sandbox: ${(err as Error).message} (try --help)`);
+    process.exit(2);
+  }
+  if (flags === 'help') {
+    console.log(USAGE);
+    return;
+  }
+  const sandbox = await createSandbox(flags.sandbox);
+  const stop = () => void sandbox.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  console.log('Certificate Service sandbox listening');
+  console.log(`  base URL : ${sandbox.baseUrl}`);
+  console.log(`  API key  : ${sandbox.apiKey ?? '(none: started with --no-seed)'}`);
+  console.log(`  viewer   : ${sandbox.url}/v/<shareToken>`);
+  console.log(`  controls : ${sandbox.url}/__sandbox`);
+  if (sandbox.options.timeScale !== 1) {
+    console.log(`  time     : delivery retries and the rotation grace run at ${sandbox.options.timeScale}× their real time`);
+  }
+  if (flags.deliverTo !== undefined) {
+    // Subscribed through the API, as an app would: the same checks, the secret shown once.
+    const res = await fetch(`${sandbox.baseUrl}/webhooks/subscriptions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${sandbox.apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: flags.deliverTo, events: EVENT_TYPES }),
+    });
+    const body = (await res.json()) as { id?: string; secret?: string; message?: string };
+    if (!res.ok) throw new Error(`--deliver-to ${flags.deliverTo}: ${body.message ?? `HTTP ${res.status}`}`);
+    console.log(`  delivers : every event to ${flags.deliverTo} (subscription ${body.id})`);
+    console.log(`  secret   : ${body.secret}  (shown once: verify deliveries with it)`);
+  }
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(`certsvc-sandbox: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,214 @@
+// Webhook delivery engine (spec section 6 "Delivery rules"): at-least-once, signed at send
+// time with the core's signer, retried on any non-2xx / network error / timeout after
+// 1 m, 5 m, 30 m, 2 h, 12 h, 24 h (times timeScale), 7 attempts in all; 410 unsubscribes.
+import http from 'node:http';
+import https from 'node:https';
+import { signPayload, type EventType } from '@certificate-service/sdk';
+import { pushBounded } from './bounded-log';
+import type { Counters } from './counters';
+import type { Ids } from './ids';
+import type { Store, SubscriptionRecord } from './store';
+import type { Timers } from './timers';
+import type { DeliveryAttempt } from './types';
+
+export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000, 86_400_000] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+export const USER_AGENT = 'Service-Webhook/1';
+
+interface Job {
+  deliveryId: string;
+  eventId: string;
+  type: EventType;
+  body: string;
+  subscriptionId: string;
+  url: string;
+  attempt: number;
+  copy: number;
+  /** Jobs from before a reset() are dropped when their in-flight attempt returns. */
+  generation: number;
+}
+
+type PostResult = { status: number } | { error: string };
+
+export interface DeliveryConfig {
+  timeScale: number;
+  timeoutMs: number;
+  maxLog: number;
+}
+
+export class Deliveries {
+  readonly log: DeliveryAttempt[] = [];
+  duplicates = 1;
+  private pendingJobs = 0;
+  private closed = false;
+  private generation = 0;
+  private readonly waiters = new Set<() => void>();
+  // No keep-alive: each attempt is a fresh connection, and nothing lingers after close().
+  private readonly httpAgent = new http.Agent({ keepAlive: false });
+  private readonly httpsAgent = new https.Agent({ keepAlive: false });
+  private readonly inflight = new Set<http.ClientRequest>();
+
+  constructor(
+    private readonly ids: Ids,
+    private readonly store: Store,
+    private readonly timers: Timers,
+    private readonly counters: Counters,
+    private readonly config: DeliveryConfig,
+  ) {}
+
+  get pending(): number {
+    return this.pendingJobs;
+  }
+
+  /** Queues a delivery (and its simulated duplicates) and returns its X-Service-Delivery id. */
+  enqueue(sub: SubscriptionRecord, eventId: string, type: EventType, body: string): string {
+    const deliveryId = this.ids.id('whd_');
+    for (let copy = 0; copy < Math.max(1, this.duplicates); copy++) {
+      const job: Job = { deliveryId, eventId, type, body, subscriptionId: sub.id, url: sub.url, attempt: 0, copy, generation: this.generation };
+      this.pendingJobs++;
+      // A timer, not a direct call: the API response is never held up by a delivery.
+      this.timers.set(() => void this.run(job), 0);
+    }
+    return deliveryId;
+  }
+
+  private async run(job: Job): Promise<void> {
+    if (this.closed || job.generation !== this.generation) return;
+    const sub = this.store.subscriptions.get(job.subscriptionId);
+    if (!sub) return this.finish(false); // unsubscribed meanwhile: nothing left to deliver to
+    job.attempt++;
+    // Signed now, with a fresh timestamp per attempt, so a late retry is still inside the
+    // receiver's 5-minute window. During a rotation grace period both secrets sign.
+    const now = Date.now();
+    const secrets =
+      sub.previousSecret && sub.previousSecretExpiresAt !== null && sub.previousSecretExpiresAt > now
+        ? [sub.secret, sub.previousSecret]
+        : [sub.secret];
+    const headers = {
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(job.body)),
+      'User-Agent': USER_AGENT,
+      'X-Service-Event': job.type,
+      'X-Service-Delivery': job.deliveryId,
+      ...signPayload(secrets, job.body, Math.floor(now / 1000)),
+    };
+    this.counters.deliveriesAttempted++;
+    const result = await this.post(job.url, headers, job.body);
+    if (this.closed || job.generation !== this.generation) return;
+
+    const status = 'status' in result ? result.status : undefined;
+    let outcome: DeliveryAttempt['outcome'];
+    if (status !== undefined && status >= 200 && status < 300) outcome = 'succeeded';
+    else if (status === 410) outcome = 'unsubscribed';
+    else if (job.attempt >= MAX_ATTEMPTS) outcome = 'failed';
+    else outcome = 'retrying';
+
+    const entry: DeliveryAttempt = {
+      deliveryId: job.deliveryId,
+      eventId: job.eventId,
+      type: job.type,
+      subscriptionId: job.subscriptionId,
+      url: job.url,
+      attempt: job.attempt,
+      copy: job.copy,
+      ...result,
+      outcome,
+      at: new Date(now).toISOString(),
+      atMs: now,
+      durationMs: Date.now() - now,
+    };
+    pushBounded(this.log, entry, this.config.maxLog);
+
+    if (outcome === 'unsubscribed') this.store.removeSubscription(job.subscriptionId);
+    if (outcome === 'retrying') {
+      this.timers.set(() => void this.run(job), RETRY_DELAYS_MS[job.attempt - 1] * this.config.timeScale);
+    } else {
+      this.finish(outcome === 'succeeded');
+    }
+    for (const wake of this.waiters) wake();
+  }
+
+  private finish(succeeded: boolean): void {
+    this.pendingJobs--;
+    if (succeeded) this.counters.deliveriesSucceeded++;
+    else this.counters.deliveriesFailed++;
+  }
+
+  private post(url: string, headers: Record<string, string>, body: string): Promise<PostResult> {
+    return new Promise((resolve) => {
+      let req: http.ClientRequest;
+      try {
+        const target = new URL(url);
+        const secure = target.protocol === 'https:';
+        req = (secure ? https : http).request(target, {
+          method: 'POST',
+          headers,
+          agent: secure ? this.httpsAgent : this.httpAgent,
+        });
+      } catch (err) {
+        resolve({ error: (err as Error).message });
+        return;
+      }
+      let settled = false;
+      const done = (r: PostResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.inflight.delete(req);
+        resolve(r);
+      };
+      const timer = setTimeout(() => {
+        done({ error: `timeout: no response within ${this.config.timeoutMs} ms` });
+        req.destroy();
+      }, this.config.timeoutMs);
+      timer.unref();
+      this.inflight.add(req);
+      req.on('response', (res) => {
+        res.resume(); // the body is not used; drain it
+        done({ status: res.statusCode ?? 0 });
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
+      req.end(body);
+    });
+  }
+
+  /** Resolves with the log once `predicate(log)` holds; rejects after `timeoutMs`. */
+  waitFor(predicate: (log: DeliveryAttempt[]) => boolean, timeoutMs = 5000): Promise<DeliveryAttempt[]> {
+    return new Promise((resolve, reject) => {
+      if (predicate(this.log)) return resolve(this.log);
+      const wake = () => {
+        if (!predicate(this.log)) return;
+        cleanup();
+        resolve(this.log);
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        const seen = this.log.map((a) => `${a.type}#${a.attempt}:${a.status ?? a.error}`).join(', ');
+        reject(new Error(`waitForDeliveries timed out after ${timeoutMs} ms; log: [${seen}]`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+      };
+      this.waiters.add(wake);
+    });
+  }
+
+  /** Forget everything (reset): pending retries are cancelled by the caller's Timers. */
+  reset(): void {
+    this.generation++;
+    this.log.length = 0;
+    this.pendingJobs = 0;
+    this.duplicates = 1;
+    for (const req of this.inflight) req.destroy();
+    this.inflight.clear();
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const req of this.inflight) req.destroy();
+    this.inflight.clear();
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+}

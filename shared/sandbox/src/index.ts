@@ -1,0 +1,94 @@
+// Local, in-memory Certificate Service for tests, demos and benchmarks.
+// `const sb = await createSandbox(); ... await sb.close();` — see README.md.
+import type { AddressInfo } from 'node:net';
+import type { Workspace } from '@certificate-service/sdk';
+import { createContext } from './context';
+import { createControls, type SandboxControls } from './controls';
+import { validationError } from './errors';
+import { DEMO_API_KEY, DEMO_WORKSPACE } from './seed';
+import { API_PREFIX, createServer } from './server';
+import { DEFAULT_OPTIONS, LIST_SHAPES, type ResolvedOptions, type SandboxOptions } from './types';
+
+export type { SandboxControls, SubscriptionInfo, QuotaInfo, SettingsInfo } from './controls';
+export type { CountersSnapshot } from './counters';
+export type { FaultSpec, FaultKind, FaultInfo } from './faults';
+export { KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES } from './types';
+export type { SandboxOptions, ListShape, BulkResponseShape, DeliveryAttempt, EventLogEntry, RateLimitConfig } from './types';
+export { DEMO_API_KEY, DEMO_WORKSPACE, DESIGNS } from './seed';
+export { RETRY_DELAYS_MS, MAX_ATTEMPTS } from './deliveries';
+export { BOUNCE_DOMAIN, BOUNCE_ERROR, mailOutcome } from './mail';
+
+export interface Sandbox {
+  /** Origin, e.g. http://127.0.0.1:4010 (the public viewer lives at `${url}/v/<token>`). */
+  url: string;
+  /** `${url}/api/v1` */
+  baseUrl: string;
+  /** The demo workspace's key. */
+  apiKey: string;
+  workspace: Workspace;
+  controls: SandboxControls;
+  options: ResolvedOptions;
+  close(): Promise<void>;
+}
+
+/** With `seed: false` there is no demo workspace, hence no demo key. */
+export interface EmptySandbox extends Omit<Sandbox, 'apiKey' | 'workspace'> {
+  apiKey: null;
+  workspace: null;
+}
+
+function resolveOptions(options: SandboxOptions): ResolvedOptions {
+  const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  const o: ResolvedOptions = { ...DEFAULT_OPTIONS, ...defined };
+  if (!(LIST_SHAPES as readonly string[]).includes(o.listShape)) throw validationError('listShape', `listShape must be one of ${LIST_SHAPES.join(', ')}.`);
+  if (!(o.timeScale > 0)) throw validationError('timeScale', 'timeScale must be > 0.');
+  if (!Number.isInteger(o.quota) || o.quota < 0) throw validationError('quota', 'quota must be an integer >= 0.');
+  if (o.rateLimit && !(o.rateLimit.limit >= 1 && o.rateLimit.windowMs >= 1)) {
+    throw validationError('rateLimit', 'rateLimit needs limit >= 1 and windowMs >= 1 (or false to disable).');
+  }
+  return o;
+}
+
+export function createSandbox(options?: SandboxOptions & { seed?: true }): Promise<Sandbox>;
+export function createSandbox(options: SandboxOptions & { seed: false }): Promise<EmptySandbox>;
+export function createSandbox(options?: SandboxOptions): Promise<Sandbox | EmptySandbox>;
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox | EmptySandbox> {
+  const resolved = resolveOptions(options);
+  const sb = createContext(resolved);
+  const controls = createControls(sb);
+  let baseUrl = '';
+  const apiKey = resolved.seed ? DEMO_API_KEY : null;
+  const workspace = resolved.seed ? { ...DEMO_WORKSPACE } : null;
+  const info = () => ({ url: sb.origin, baseUrl, apiKey, workspace, settings: controls.settings() });
+  const server = createServer(sb, controls, info);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(resolved.port, resolved.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  sb.origin = `http://${urlHost(resolved.host)}:${port}`;
+  baseUrl = sb.origin + API_PREFIX;
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= new Promise<void>((resolve) => {
+      sb.timers.clearAll();
+      sb.deliveries.close();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }));
+
+  return { url: sb.origin, baseUrl, apiKey, workspace, controls, options: resolved, close } as Sandbox | EmptySandbox;
+}
+
+/** Wildcard binds are reached through loopback; IPv6 literals need brackets in a URL. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+export { EMAIL_STATUSES, ERROR_STATUS, SUCCESS_STATUS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_BULK_ITEMS, MAX_SUBSCRIPTIONS, type EmailStatus } from './choices';

@@ -1,0 +1,89 @@
+// Sandbox-wide types: options, response-shape variants and what the controls return.
+import type { EventType } from '@certificate-service/sdk';
+
+/** Wrappers a list endpoint can answer with; the spec leaves the wrapper "not shown". */
+export const KNOWN_LIST_SHAPES = ['default', 'bare', 'items', 'results', 'named', 'pagination', 'meta', 'has_more'] as const;
+/**
+ * Answers no client version knows, for first-contact tests: a wrapper under another name,
+ * a nested one, and a 200 HTML page such as a proxy or sign-in page sends. A client must
+ * refuse them with an error, never read them as an empty list.
+ */
+export const UNKNOWN_LIST_SHAPES = ['entries', 'payload_rows', 'html_page'] as const;
+export const LIST_SHAPES = [...KNOWN_LIST_SHAPES, ...UNKNOWN_LIST_SHAPES] as const;
+export type ListShape = (typeof LIST_SHAPES)[number];
+
+/** Bodies the bulk-issue endpoint can answer with; the spec leaves it "not shown". */
+export const BULK_RESPONSE_SHAPES = ['data', 'bare', 'recipients', 'results'] as const;
+export type BulkResponseShape = (typeof BULK_RESPONSE_SHAPES)[number];
+
+export interface RateLimitConfig {
+  limit: number;
+  windowMs: number;
+}
+
+export interface SandboxOptions {
+  port?: number;
+  host?: string;
+  /** Fixed window per API key; `false` disables limiting (and the RateLimit-* headers). */
+  rateLimit?: RateLimitConfig | false;
+  /** Plan quota of each new workspace (issued certificates). */
+  quota?: number;
+  /** Multiplies webhook retry delays and the rotation grace period (e.g. 0.0001 in tests). */
+  timeScale?: number;
+  listShape?: ListShape;
+  /** Seed the demo workspace, its key and designs. */
+  seed?: boolean;
+  /** Delay of the simulated mail provider (not scaled). */
+  mailDelayMs?: number;
+  /** How long a webhook receiver may take to answer before the attempt counts as failed (not scaled). */
+  deliveryTimeoutMs?: number;
+  /** How long the previous signing secret still signs after a rotation (multiplied by timeScale). */
+  rotationGraceMs?: number;
+  /** Entries kept in the delivery and event logs (oldest dropped first). */
+  maxLogEntries?: number;
+}
+
+export type ResolvedOptions = Required<SandboxOptions>;
+
+export const DEFAULT_OPTIONS: ResolvedOptions = {
+  port: 0,
+  host: '127.0.0.1',
+  rateLimit: { limit: 120, windowMs: 60_000 },
+  quota: 10_000,
+  timeScale: 1,
+  listShape: 'default',
+  seed: true,
+  mailDelayMs: 20,
+  deliveryTimeoutMs: 10_000,
+  rotationGraceMs: 24 * 60 * 60 * 1000,
+  maxLogEntries: 50_000,
+};
+
+/** One webhook delivery attempt, as kept in the log returned by `controls.deliveries()`. */
+export interface DeliveryAttempt {
+  deliveryId: string;
+  eventId: string;
+  type: EventType;
+  subscriptionId: string;
+  url: string;
+  attempt: number;
+  /** 0 for the original; 1.. for simulated duplicates (same deliveryId). */
+  copy: number;
+  status?: number;
+  error?: string;
+  /** What the engine did next. */
+  outcome: 'succeeded' | 'retrying' | 'failed' | 'unsubscribed';
+  at: string;
+  atMs: number;
+  durationMs: number;
+}
+
+/** An event as it was emitted (one per event, whatever the number of subscriptions). */
+export interface EventLogEntry {
+  id: string;
+  type: EventType;
+  workspaceId: string;
+  recipientId: string;
+  createdAt: string;
+  deliveryIds: string[];
+}
