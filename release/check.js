@@ -5,9 +5,7 @@
 // repository's own publisher.json stays a placeholder until the publisher fills it in.
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT, N8N_CODEX_DOCS, readPublisher, publisherProblems, docsLink, codexResources, packageFields } = require('./publisher');
-
-const PACKAGES = ['n8n', 'zapier', 'shared'];
+const { ROOT, NPM_PACKAGES, N8N_CODEX_DOCS, readPublisher, publisherProblems, docsLink, codexResources } = require('./publisher');
 
 const read = (root, rel) => {
   const file = path.join(root, rel);
@@ -23,13 +21,13 @@ function loaded(root, rel, pick) {
   }
 }
 
-/** Where a built package does not carry the identity (run `npm run build` to stamp it). */
+/** Where a package would go out without the identity: npm packages stamp it at pack time, the builds into dist/. */
 function stampProblems(publisher, root = ROOT) {
   const problems = [];
-  for (const dir of PACKAGES) {
-    const pkg = JSON.parse(read(root, `${dir}/package.json`));
-    for (const [key, value] of Object.entries(packageFields(publisher, dir))) {
-      if (JSON.stringify(pkg[key]) !== JSON.stringify(value)) problems.push(`${dir}/package.json: "${key}" is not stamped from publisher.json`);
+  for (const dir of NPM_PACKAGES) {
+    const scripts = JSON.parse(read(root, `${dir}/package.json`)).scripts ?? {};
+    for (const step of ['prepack', 'postpack']) {
+      if (!/release\/publisher\.js (prepack|postpack)$/.test(scripts[step] ?? '') || !scripts[step].endsWith(step)) problems.push(`${dir}/package.json: no "${step}" script stamping publisher.json`);
     }
   }
   // The built code is loaded, as n8n and Zapier load it, and asked for its links.

@@ -91,11 +91,33 @@ function stampPackageJson(dir, publisher = readPublisher(), root = ROOT) {
   return true;
 }
 
-module.exports = { ROOT, FIELDS, PUBLISHER_FILE, N8N_CODEX_DOCS, readPublisher, publisherProblems, docsLink, codexResources, packageFields, stampPackageJson };
+/** The packages npm publishes; each stamps its package.json at pack time (prepack) and restores it after (postpack). */
+const NPM_PACKAGES = ['n8n', 'shared/sdk', 'shared/cli', 'shared/sandbox'];
+const BACKUP = '.package.json.prepack';
 
-// `node release/publisher.js <dir>`: stamp one package's package.json (its build runs this).
+/**
+ * `prepack`: keep package.json as committed, then stamp the identity into it, so the tarball
+ * carries it. `postpack`: put the committed file back. The tree is the same after a pack, and
+ * a build never touches a tracked file.
+ */
+function prepack(dir, publisher = readPublisher(), root = ROOT) {
+  const file = path.join(root, dir, 'package.json');
+  fs.copyFileSync(file, path.join(root, dir, BACKUP));
+  stampPackageJson(dir, publisher, root);
+}
+function postpack(dir, root = ROOT) {
+  const backup = path.join(root, dir, BACKUP);
+  if (fs.existsSync(backup)) fs.renameSync(backup, path.join(root, dir, 'package.json'));
+}
+
+module.exports = { ROOT, FIELDS, NPM_PACKAGES, PUBLISHER_FILE, N8N_CODEX_DOCS, readPublisher, publisherProblems, docsLink, codexResources, packageFields, stampPackageJson, prepack, postpack };
+
+// `node <root>/release/publisher.js prepack|postpack`, run by npm in a package's folder.
 if (require.main === module) {
-  const dir = process.argv[2];
-  if (!dir) throw new Error('usage: node release/publisher.js <package folder>');
-  if (stampPackageJson(dir)) console.log(`stamped ${dir}/package.json from publisher.json`);
+  const [step] = process.argv.slice(2);
+  const dir = path.relative(ROOT, process.cwd()).split(path.sep).join('/');
+  if (!NPM_PACKAGES.includes(dir)) throw new Error(`release/publisher.js: run it from one of ${NPM_PACKAGES.join(', ')} (npm does, at pack time), not ${dir || '.'}`);
+  if (step === 'prepack') prepack(dir);
+  else if (step === 'postpack') postpack(dir);
+  else throw new Error('usage: node release/publisher.js prepack|postpack');
 }

@@ -3,8 +3,9 @@
 // (@certificate-service/sdk/core, resolved through tsconfig paths) compiled into it; only `n8n-workflow` (a peer dependency provided by
 // n8n) stays external. The output is CommonJS, not minified, so it stays readable.
 // Icons and codex files are copied next to the compiled files, as `n8n-node build` does.
-// The publisher's identity (../publisher.json) is stamped into package.json and into the
-// codex files' documentation links.
+// The publisher's identity (../publisher.json) is stamped into the credential's and the codex
+// files' documentation links, in dist/; package.json gets it at pack time (prepack), so a build
+// changes no tracked file.
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -16,7 +17,7 @@ const out = path.join(root, 'dist');
 // Built next to dist and swapped in at the end, so a reader never sees a half-written dist.
 const tmp = path.join(root, `.dist-${process.pid}`);
 
-const { N8N_CODEX_DOCS, codexResources, docsLink, readPublisher, stampPackageJson } = createRequire(import.meta.url)(
+const { N8N_CODEX_DOCS, codexResources, docsLink, readPublisher } = createRequire(import.meta.url)(
 	'../../release/publisher.js',
 );
 const publisher = readPublisher();
@@ -78,7 +79,6 @@ for (const [codex, anchor] of Object.entries(N8N_CODEX_DOCS)) {
 	json.resources = codexResources(publisher, anchor);
 	await writeFile(file, `${JSON.stringify(json, null, '\t')}\n`);
 }
-stampPackageJson('n8n', publisher);
 await rm(out, { recursive: true, force: true });
 await rename(tmp, out);
 console.log(`built ${Object.keys(entryPoints).length} entries into ${path.relative(process.cwd(), out) || 'dist'}`);

@@ -19,6 +19,7 @@ type Step = { name?: string; uses?: string; run?: string; with?: Record<string, 
 const job = Object.values(workflow.jobs as Record<string, { permissions: Record<string, string>; steps: Step[] }>)[0];
 const runs = job.steps.map((s) => s.run ?? '');
 const stepIndex = (re: RegExp) => runs.findIndex((r) => re.test(r));
+const rootScripts = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')).scripts as Record<string, string>;
 
 describe('.github/workflows/publish.yml', () => {
 	it('runs on version tags of the n8n package only', () => {
@@ -38,17 +39,18 @@ describe('.github/workflows/publish.yml', () => {
 		expect(runs).toContain('npm ci');
 	});
 
-	it('checks the tag and the publisher identity, builds, lints, then publishes n8n/ with --provenance, in that order', () => {
+	it('checks the tag, builds once while checking the publisher identity, lints, then publishes n8n/ with --provenance, in that order', () => {
 		const check = stepIndex(/release\.mjs --check "\$\{GITHUB_REF_NAME\}"/);
 		const identity = stepIndex(/^npm run release:check$/);
-		const build = stepIndex(/^npm run build -w n8n$/);
 		const lint = stepIndex(/^npm run lint -w n8n$/);
 		const publish = stepIndex(/^npm publish --provenance --access public -w n8n$/);
-		expect([check, identity, build, lint, publish].every((i) => i > stepIndex(/^npm ci$/))).toBe(true);
+		expect([check, identity, lint, publish].every((i) => i > stepIndex(/^npm ci$/))).toBe(true);
 		expect(check).toBeLessThan(identity);
-		expect(identity).toBeLessThan(build);
-		expect(build).toBeLessThan(lint);
+		expect(identity).toBeLessThan(lint);
 		expect(lint).toBeLessThan(publish);
+		// release:check is `npm run build && …`: the one build; no step builds again.
+		expect(rootScripts['release:check']).toMatch(/^npm run build && /);
+		expect(job.steps.filter((s) => /npm run build/.test(s.run ?? ''))).toEqual([]);
 		// n8n-node prerelease (prepublishOnly) lets a publish through only in release mode
 		expect(job.steps[publish].env?.RELEASE_MODE).toBe('true');
 	});

@@ -1,7 +1,8 @@
-// The publisher's identity: one file (publisher.json), stamped into the n8n package, the
-// Zapier app and the SDK by their builds (run by `npm test` before jest), and
-// `npm run release:check` refusing placeholders and unstamped builds.
-import { spawnSync } from 'node:child_process';
+// The publisher's identity: one file (publisher.json), stamped into the n8n and Zapier builds
+// (dist/, run by `npm test` before jest) and into each npm package's package.json at pack time
+// (prepack, undone by postpack: a build or a pack leaves the tree as it was), and
+// `npm run release:check` refusing placeholders and unstamped packages.
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,7 @@ const release = require('../../release/publisher.js') as {
   codexResources(p: Record<string, string>, anchor: string): unknown;
   packageFields(p: Record<string, string>, dir: string): Record<string, unknown>;
   stampPackageJson(dir: string, p: Record<string, string>, root: string): boolean;
+  NPM_PACKAGES: string[];
 };
 
 const ROOT = release.ROOT;
@@ -64,13 +66,24 @@ describe('publisherProblems', () => {
 });
 
 describe('the builds stamp publisher.json', () => {
-  it('into each package.json: homepage, author, repository and bugs', () => {
-    for (const dir of ['n8n', 'zapier', 'shared']) {
-      const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, dir, 'package.json'), 'utf8'));
-      expect(pkg).toMatchObject(release.packageFields(publisher, dir));
-      expect(pkg.author).toEqual({ name: publisher.author, email: publisher.supportEmail });
+  it('into each npm package at pack time: the tarball carries the identity, the package.json on disk is unchanged', () => {
+    const file = path.join(tmp, 'identity.json');
+    fs.writeFileSync(file, JSON.stringify(real));
+    for (const dir of release.NPM_PACKAGES) {
+      const manifest = path.join(ROOT, dir, 'package.json');
+      const before = fs.readFileSync(manifest, 'utf8');
+      const out = path.join(tmp, dir.replace('/', '-'));
+      fs.mkdirSync(out);
+      // --ignore-scripts would skip prepack too; this runs the package's own lifecycle, as `npm publish` does.
+      const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: path.join(ROOT, dir), env: { ...process.env, CERTSVC_PUBLISHER: file }, encoding: 'utf8' }));
+      execFileSync('tar', ['-xzf', path.join(out, packed.filename), '-C', out, 'package/package.json']);
+      const inside = JSON.parse(fs.readFileSync(path.join(out, 'package/package.json'), 'utf8'));
+      expect(inside).toMatchObject(release.packageFields(real, dir));
+      expect(inside.author).toEqual({ name: real.author, email: real.supportEmail });
+      expect(fs.readFileSync(manifest, 'utf8')).toBe(before);
+      expect(fs.existsSync(path.join(ROOT, dir, '.package.json.prepack'))).toBe(false);
     }
-  });
+  }, 120_000);
 
   it('into the n8n credential (as n8n loads it) and the codex files', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -117,13 +130,26 @@ describe('release/check.js (npm run release:check without its build)', () => {
     expect(expected.join('\n')).toMatch(/"supportEmail" is a placeholder \(connectors@example\.com\)/);
   });
 
-  it('with a complete identity that the builds have not stamped yet: names each package that does not carry it', () => {
+  it('a package whose pack would not stamp the identity is named', () => {
+    const root = path.join(tmp, 'unwired');
+    for (const dir of release.NPM_PACKAGES) {
+      fs.mkdirSync(path.join(root, dir), { recursive: true });
+      const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, dir, 'package.json'), 'utf8'));
+      if (dir === 'shared/cli') delete pkg.scripts.prepack;
+      fs.writeFileSync(path.join(root, dir, 'package.json'), JSON.stringify(pkg));
+    }
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { stampProblems } = require('../../release/check.js') as { stampProblems(p: Record<string, string>, root: string): string[] };
+    const problems = stampProblems(real, root).filter((p) => p.includes('package.json'));
+    expect(problems).toEqual(['shared/cli/package.json: no "prepack" script stamping publisher.json']);
+  });
+
+  it('with a complete identity that the builds have not stamped yet: names each build that does not carry it', () => {
     const file = path.join(tmp, 'publisher.json');
     fs.writeFileSync(file, JSON.stringify(real));
     const { status, lines } = check(file);
     expect(status).toBe(1);
     expect(lines.filter((l) => l.startsWith('publisher.json'))).toEqual([]);
-    for (const dir of ['n8n', 'zapier', 'shared']) expect(lines).toContain(`${dir}/package.json: "author" is not stamped from publisher.json`);
     expect(lines).toContain('n8n/dist/credentials/CertificateServiceApi.credentials.js: documentationUrl is not stamped');
     expect(lines).toContain('n8n/dist/nodes/CertificateService/CertificateService.node.json: documentation links are not stamped');
     expect(lines).toContain('zapier/dist/index.js: the authentication help link is not stamped');

@@ -14,12 +14,12 @@
 //    where `includeInBuild` in .zapierapprc cannot reach, so the files are listed as
 //    requires that esbuild follows but that never run.
 //
-// 3. package.json's homepage, author, repository and bugs, stamped from ../publisher.json
-//    (the app's docs link is bundled from the same file).
+// The app's docs link is bundled from ../publisher.json. The build writes only dist/ (and
+// index.js's target): no tracked file changes.
 const fs = require('node:fs');
 const path = require('node:path');
 const esbuild = require('esbuild');
-const { PUBLISHER_FILE, stampPackageJson } = require('../../release/publisher');
+const { PUBLISHER_FILE } = require('../../release/publisher');
 
 // The app imports ../publisher.json; bundle the file release/publisher.js reads (CERTSVC_PUBLISHER may name another).
 const publisherFile = {
@@ -105,7 +105,6 @@ async function main() {
     logLevel: 'warning',
   });
   writeBuildIncludes(moduleSyncFiles());
-  stampPackageJson('zapier');
 }
 
 main().catch((error) => {
