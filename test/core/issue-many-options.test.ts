@@ -92,12 +92,19 @@ test.each([
   expect(outcomes.slice(300).every((o) => o.ok)).toBe(true);
 });
 
-test('a used-up quota stops every later chunk, in every batch', async () => {
-  const s = scripted([bulkOk(0, 100), refusal(402, 'QUOTA_EXCEEDED')]);
+test('a refused key stops every later chunk, in every batch', async () => {
+  const s = scripted([bulkOk(0, 100), refusal(401, 'EXPIRED_API_KEY')]);
   const outcomes = await s.client.issueMany([...itemsIn('batch_1', 300), ...itemsIn('batch_2', 50)]);
   expect(s.requests).toHaveLength(2);
   expect(outcomes.filter((o) => o.ok)).toHaveLength(100);
-  expect(outcomes.slice(100).every((o) => !o.ok && o.error.code === 'QUOTA_EXCEEDED')).toBe(true);
+  expect(outcomes.slice(100).every((o) => !o.ok && o.error.code === 'EXPIRED_API_KEY')).toBe(true);
+});
+
+test('QUOTA_EXCEEDED does not stop later chunks: a smaller one may still fit', async () => {
+  const s = scripted([refusal(402, 'QUOTA_EXCEEDED'), bulkOk(100, 50)]);
+  const outcomes = await s.client.issueMany(itemsIn('batch_1', 150));
+  expect(s.requests).toHaveLength(2);
+  expect(outcomes.slice(100).every((o) => o.ok)).toBe(true);
 });
 
 test('an item-level refusal or an unknown outcome does not stop the batch', async () => {

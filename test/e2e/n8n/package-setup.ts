@@ -18,7 +18,7 @@ export const PACKAGE_DIR = path.join(REPO_ROOT, 'n8n');
 export function ensurePackageBuilt(opts: { force?: boolean } = {}): boolean {
   const sources = Math.max(
     ...['nodes', 'credentials', 'icons', 'scripts', 'package.json'].map((d) => newestMtime(path.join(PACKAGE_DIR, d))),
-    newestMtime(path.join(REPO_ROOT, 'shared', 'src')),
+    newestMtime(path.join(REPO_ROOT, 'shared', 'sdk', 'src')),
     // the build stamps the publisher's identity
     newestMtime(path.join(REPO_ROOT, 'publisher.json')),
     newestMtime(path.join(REPO_ROOT, 'release')),

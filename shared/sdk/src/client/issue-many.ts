@@ -48,13 +48,14 @@ function notSent(email: string, failedItem: number): CertificateServiceError {
 
 /**
  * How far a failed call's error reaches: a missing or archived batch refuses every later
- * chunk into it, and a used-up quota or a refused key refuses every later chunk at all, so
- * those chunks are not sent (sending them would only collect the same error, at a request
- * each). An error about one item, or one whose outcome is unknown, reaches no further.
+ * chunk into it, and a refused key every later chunk at all, so those chunks are not sent
+ * (sending them would only collect the same error, at a request each). An error about one
+ * item, or one whose outcome is unknown, reaches no further; nor does QUOTA_EXCEEDED, since a
+ * later, smaller chunk may still fit in what is left.
  */
 export function errorReach(error: CertificateServiceError): 'batch' | 'all' | undefined {
   if (error.outcomeUnknown || typeof error.detail.index === 'number') return undefined;
-  if (error.isAuthError || error.code === 'QUOTA_EXCEEDED') return 'all';
+  if (error.isAuthError) return 'all';
   if (error.code === 'BATCH_ARCHIVED' || (error.code === 'NOT_FOUND' && error.phase === 'response')) return 'batch';
   return undefined;
 }
