@@ -159,12 +159,53 @@ export = createExpressHandler;
     );
     expect(await strictTsc(apps.sdk, ['check.mts', 'check.cts'])).toEqual({ code: 0, out: '' });
   }, 60_000);
+
+  test("every code example in the SDK's and the sandbox's READMEs type-checks under strict TypeScript against the packed types", async () => {
+    // JS blocks are checked as JavaScript (checkJs), TS blocks as TypeScript; names an example
+    // takes from the reader's own code (their learners, their Express app) are declared here.
+    const blocks = [path.join(PACKAGES.sdk, 'README.md'), path.join(PACKAGES.sandbox, 'README.md')].flatMap((file) =>
+      [...fs.readFileSync(file, 'utf8').matchAll(/```(js|ts)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], code: m[2] })),
+    );
+    expect(blocks.length).toBeGreaterThanOrEqual(9);
+    const folder = path.join(apps.sandbox, 'readme-examples');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(
+      path.join(folder, 'reader.d.ts'),
+      `declare const learners: Array<{ name: string; email: string; score: number }>;
+declare function markViewed(certificateId: string): Promise<void>;
+declare const app: any; // the reader's Express, Fastify or Hono app
+declare const express: any;
+declare const secret: string;
+declare const onEvent: (event: import('@certificate-service/sdk').WebhookEvent) => void;
+declare const redis: { set(key: string, value: string, options: object): Promise<string | null>; del(key: string): Promise<number> };
+declare module 'hono' {
+  // A stand-in for the reader's Hono: the part the example uses.
+  export class Hono {
+    post(path: string, handler: (c: { req: { raw: Request } }) => Response | Promise<Response>): void;
+  }
+}
+`,
+    );
+    const files = blocks.map((b, i) => {
+      const module = /^\s*(import|export) /m.test(b.code);
+      const name = `example-${i}.${b.lang === 'ts' ? (module ? 'mts' : 'cts') : module ? 'mjs' : 'cjs'}`;
+      fs.writeFileSync(path.join(folder, name), b.code);
+      return name;
+    });
+    // TypeScript blocks under full `strict`; JavaScript ones under `strict` but for noImplicitAny
+    // (untyped parameters are how JavaScript is written), so a `string | undefined` passed where
+    // a string is required (TS2322) fails either way.
+    const ts = await strictTsc(folder, ['--types', 'node,jest', 'reader.d.ts', ...files.filter((f) => /\.[mc]ts$/.test(f))]);
+    const js = await strictTsc(folder, ['--allowJs', '--checkJs', '--noImplicitAny', 'false', '--types', 'node,jest', 'reader.d.ts', ...files.filter((f) => /\.[mc]js$/.test(f))]);
+    expect({ ts, js }).toEqual({ ts: { code: 0, out: '' }, js: { code: 0, out: '' } });
+  }, 120_000);
 });
 
 /** `tsc --strict --noEmit` with nodenext resolution in a project folder: exit code and output. */
 async function strictTsc(cwd: string, files: string[]): Promise<{ code: number; out: string }> {
   const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-  const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules/@types'), ...files];
+  const types = files.includes('--types') ? [] : ['--types', 'node'];
+  const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', ...types, '--typeRoots', path.join(ROOT, 'node_modules/@types'), ...files];
   return run(process.execPath, [tsc, ...args], { cwd }).then(
     (r) => ({ code: 0, out: r.stdout }),
     (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),

@@ -2,6 +2,7 @@
 // top of it: a real HTTP transport (undici), a timer, and webhook receivers for its web framework.
 import { CertificateServiceClient, type ClientOptions } from './client';
 import { createFetchTransport } from './fetch-transport';
+import { validationError } from './errors';
 import type { Transport } from './transport';
 import { createUndiciTransport, type UndiciTransportOptions } from './undici-transport';
 
@@ -13,8 +14,11 @@ export type { PooledTransport } from './undici-transport';
 /** Waits with a plain timer; the core itself takes its `sleep` from the host. */
 export const timerSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export type CreateClientOptions = Omit<ClientOptions, 'transport' | 'sleep'> & {
-  apiKey: string;
+// `baseUrl` and `apiKey` take `string | undefined`, so `process.env.…` type-checks under `strict`;
+// a missing one is a VALIDATION_ERROR naming the field, before any request.
+export type CreateClientOptions = Omit<ClientOptions, 'transport' | 'sleep' | 'baseUrl' | 'apiKey'> & {
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
   /** Headers and body timeout of the default transport, in ms (default 30,000). */
   timeoutMs?: number;
   /** Further settings of the default undici transport (pool size, connect timeout, dispatcher). */
@@ -26,10 +30,13 @@ export type CreateClientOptions = Omit<ClientOptions, 'transport' | 'sleep'> & {
 
 /** A client for scripts and servers: undici keep-alive transport, timer waits, Bearer auth added by the core. */
 export function createClient(options: CreateClientOptions): CertificateServiceClient {
-  const { timeoutMs, http, transport, ...rest } = options;
+  const { timeoutMs, http, transport, apiKey, ...rest } = options;
+  if (typeof apiKey !== 'string' || !apiKey.trim()) throw validationError('apiKey', 'is required: the workspace API key (e.g. from CERTSVC_API_KEY)');
   return new CertificateServiceClient({
     sleep: timerSleep,
     ...rest,
+    apiKey,
+    baseUrl: rest.baseUrl as string, // checked by the client, which names the field when it is missing
     transport: transport ?? createUndiciTransport({ headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs, ...http }),
   });
 }

@@ -13,8 +13,12 @@ export interface DeliveryInfo {
 }
 
 export interface ReceiverOptions {
-  /** The subscription's signing secret; several while rotating (any one may match). */
-  secret: string | string[];
+  /**
+   * The subscription's signing secret; several while rotating (any one may match). It may be
+   * `undefined` in the type (`sub.secret`, `process.env.…` under `strict`); a missing one throws
+   * when the receiver is made, not when the first delivery arrives.
+   */
+  secret: string | readonly string[] | undefined;
   /** Runs once per delivery id, after the signature checked out. A throw answers 500 (the service retries). */
   onEvent: (event: WebhookEvent, delivery: DeliveryInfo) => unknown;
   /** Default: `memoryStore()`. */
@@ -38,7 +42,7 @@ const BAD_REQUEST: VerificationFailure[] = ['MISSING_BODY', 'NOT_RAW_BODY', 'INV
  * signature, claim the delivery id, run `onEvent`, and say what to answer.
  */
 export function createReceiver(options: ReceiverOptions): (rawBody: unknown, headers: HeaderBag | undefined) => Promise<ReceiverAnswer> {
-  const secrets = (Array.isArray(options.secret) ? options.secret : [options.secret]).filter((s) => typeof s === 'string' && s.length > 0);
+  const secrets = (typeof options.secret === 'string' || options.secret === undefined ? [options.secret] : [...options.secret]).filter((s): s is string => typeof s === 'string' && s.length > 0);
   if (secrets.length === 0) throw new Error('A receiver needs the subscription\'s signing secret (`secret`, starting with wh_sec_).');
   if (typeof options.onEvent !== 'function') throw new Error('A receiver needs an `onEvent(event, delivery)` function.');
   const store = options.store ?? memoryStore();
