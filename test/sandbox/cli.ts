@@ -36,12 +36,15 @@ function parseArgs(argv: string[]): SandboxOptions {
       case '--list-shape':
         o.listShape = value() as ListShape;
         break;
+      case '--recipient-order':
+        o.recipientOrder = value() as SandboxOptions['recipientOrder'];
+        break;
       case '--no-seed':
         o.seed = false;
         break;
       case '--help':
       case '-h':
-        console.log('Usage: tsx test/sandbox/cli.ts [--port 4010] [--host 127.0.0.1] [--no-rate-limit | --rate-limit 120/60000] [--quota 10000] [--time-scale 1] [--list-shape default] [--no-seed]');
+        console.log('Usage: tsx test/sandbox/cli.ts [--port 4010] [--host 127.0.0.1] [--no-rate-limit | --rate-limit 120/60000] [--quota 10000] [--time-scale 1] [--list-shape default] [--recipient-order newest-first|oldest-first] [--no-seed]');
         process.exit(0);
       default:
         throw new Error(`Unknown flag ${flag} (try --help)`);
