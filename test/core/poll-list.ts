@@ -34,7 +34,7 @@ export function listServer(order: Order) {
   const setStatus = (id: string, emailStatus: string) => {
     const row = rows.find((x) => x.r.id === id)!;
     row.r.emailStatus = emailStatus;
-    row.r.emailSentAt = emailStatus === 'sent' ? new Date(clock).toISOString() : null;
+    (row.r as { emailSentAt: string | null }).emailSentAt = emailStatus === "sent" ? new Date(clock).toISOString() : null;
   };
 
   const transport: Transport = async (request) => {

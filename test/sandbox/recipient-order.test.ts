@@ -22,7 +22,7 @@ async function walk(limit: number, query = ''): Promise<{ names: string[]; pages
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const body = (await api.get(`/batches/${batchId}/recipients?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ''}`)).body;
+    const body: { data: { name: string }[]; nextCursor: string | null } = (await api.get(`/batches/${batchId}/recipients?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ''}`)).body;
     pages++;
     names.push(...body.data.map((r: { name: string }) => r.name));
     cursor = body.nextCursor;
