@@ -1,7 +1,8 @@
 import { CertificateServiceError, validationError } from '../errors';
 import { MAX_PAGE_SIZE } from '../pagination';
 import { validateLimit } from '../validation';
-import type { Batch, Recipient } from '../types';
+import type { Batch, EventType, Recipient } from '../types';
+import { flattenEvent, type FlatEvent } from '../webhooks/flatten';
 import type { Api } from './api';
 import { seg } from './api';
 import { iterateBatches } from './batches';
@@ -79,6 +80,22 @@ export interface PollAllResult {
   certificates: Recipient[];
   states: Record<string, PollState>;
   requests: number;
+}
+
+/** The webhook event type each poll event stands for. */
+export const POLL_EVENT_TYPES: Record<PollEvent, EventType> = { issued: 'certificate.issued', sent: 'certificate.sent', failed: 'certificate.failed' };
+
+/**
+ * A polled certificate in the flat shape the instant triggers emit (flattenEvent), so a
+ * workflow or Zap can switch between them. `id` identifies the occurrence (Zapier dedupes on
+ * it): issued, the certificate; sent, the certificate and when it was sent (a later send is
+ * another occurrence); failed, the certificate and its status (the list does not say when an
+ * email failed). `createdAt` is when it happened, as far as the list says.
+ */
+export function polledEvent(event: PollEvent, recipient: Recipient): FlatEvent {
+  const id = event === 'issued' ? recipient.id : event === 'sent' ? `${recipient.id}:sent:${recipient.emailSentAt ?? ''}` : `${recipient.id}:${event}`;
+  const createdAt = event === 'sent' ? (recipient.emailSentAt ?? recipient.createdAt) : recipient.createdAt;
+  return flattenEvent({ id, type: POLL_EVENT_TYPES[event], createdAt, data: recipient });
 }
 
 /** The one `emailStatus` filter of an event (issued: none). */

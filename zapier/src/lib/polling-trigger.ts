@@ -1,10 +1,8 @@
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
 import {
-  flattenEvent,
+  polledEvent,
   validationError,
   type CertificateServiceClient,
-  type EventType,
-  type FlatEvent,
   type PollEvent,
   type PollState,
   type Recipient,
@@ -29,8 +27,6 @@ export interface PollingTriggerSpec<K extends string> {
   event: PollEvent;
   label: string;
   description: string;
-  /** When it happened, for the item's `createdAt` (the event time, as in the instant triggers). */
-  occurredAt: (recipient: Recipient) => string;
   sampleEmailStatus: string;
 }
 
@@ -38,20 +34,6 @@ export interface PollingTriggerSpec<K extends string> {
 export const POLL_LIMIT = 100;
 /** How long the oldest-first cursor is kept for a Zap (Zapier's cache); a miss only costs one walk of the list. */
 export const POLL_STATE_TTL_SECONDS = 7 * 24 * 60 * 60;
-
-const EVENT_TYPE: Record<PollEvent, EventType> = { issued: 'certificate.issued', sent: 'certificate.sent', failed: 'certificate.failed' };
-
-/**
- * The id Zapier dedupes on. Issued: the certificate. Sent: the certificate and when it was
- * sent, so sending it again later triggers again. Failed: the certificate and the status (the
- * list says nothing of when an email failed, so a second failure of the same certificate does
- * not trigger again).
- */
-export function dedupeId(event: PollEvent, recipient: Recipient): string {
-  if (event === 'issued') return recipient.id;
-  if (event === 'sent') return `${recipient.id}:sent:${recipient.emailSentAt ?? ''}`;
-  return `${recipient.id}:${recipient.emailStatus}`;
-}
 
 /** The Zap's cache key for an oldest-first cursor; none outside a live Zap (no Zap id). */
 function stateKey(bundle: Bundle, key: string, batchId: string): string | undefined {
@@ -72,9 +54,8 @@ async function cached(z: ZObject, key: string | undefined): Promise<PollState | 
 }
 
 export function definePollingTrigger<const K extends string>(spec: PollingTriggerSpec<K>) {
-  const type = EVENT_TYPE[spec.event];
-  const item = (recipient: Recipient): FlatEvent =>
-    flattenEvent({ id: dedupeId(spec.event, recipient), type, createdAt: spec.occurredAt(recipient), data: recipient });
+  // The instant triggers' flat shape; `id` is what Zapier dedupes on (see the core's polledEvent).
+  const item = (recipient: Recipient) => polledEvent(spec.event, recipient);
   const sampleRecipient = { ...SAMPLE_RECIPIENT, emailStatus: spec.sampleEmailStatus };
 
   async function poll(client: CertificateServiceClient, z: ZObject, bundle: Bundle) {

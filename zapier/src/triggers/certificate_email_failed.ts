@@ -5,7 +5,5 @@ export default definePollingTrigger({
   event: 'failed',
   label: 'Certificate Email Failed',
   description: 'Triggers when the email of a certificate in a batch failed to send. Checks every few minutes and uses no webhook subscription.',
-  // The list does not say when an email failed: the certificate's own time stands in.
-  occurredAt: (recipient) => recipient.emailSentAt ?? recipient.createdAt,
   sampleEmailStatus: 'failed',
 });

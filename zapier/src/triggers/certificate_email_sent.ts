@@ -5,6 +5,5 @@ export default definePollingTrigger({
   event: 'sent',
   label: 'Certificate Email Sent',
   description: 'Triggers when the email of a certificate in a batch has been sent. Checks every few minutes and uses no webhook subscription.',
-  occurredAt: (recipient) => recipient.emailSentAt ?? recipient.createdAt,
   sampleEmailStatus: 'sent',
 });

@@ -5,6 +5,5 @@ export default definePollingTrigger({
   event: 'issued',
   label: 'New Certificate',
   description: 'Triggers when a certificate is issued in a batch. Checks every few minutes and uses no webhook subscription.',
-  occurredAt: (recipient) => recipient.createdAt,
   sampleEmailStatus: 'not_sent',
 });
