@@ -119,6 +119,23 @@ describe.each(ORDERS)('email events (%s)', (order) => {
     expect(otherFirst.certificates).toEqual([]);
   });
 
+  test('a late send is seen within the overlap page; a deletion moving an older one into it is not a send', async () => {
+    const s = listServer(order);
+    const ids = s.issue(150, { emailStatus: 'sent' });
+    const first = await poll(s, undefined, 'sent');
+    // Newest first the overlap is the top 100; oldest first it is the last page (the newest 50).
+    const inside = order === 'newest-first' ? ids[60] : ids[120];
+    s.setStatus(inside, 'not_sent');
+    const after = await poll(s, first.state, 'sent');
+    expect(after.certificates).toEqual([]);
+    s.setStatus(inside, 'sent');
+    expect(names((await poll(s, after.state, 'sent')).certificates)).toEqual([inside]);
+    // One of the newest is deleted: the list moves up by one.
+    s.rows.splice(s.rows.length - 1, 1);
+    const next = await poll(s, (await poll(s, after.state, 'sent')).state, 'sent');
+    expect(next.certificates).toEqual([]);
+  });
+
   test('the list request carries the emailStatus filter of the event, and none for issued', async () => {
     const s = listServer(order);
     s.issue(1);
@@ -169,6 +186,7 @@ describe('bad input: an error naming the field, before any request', () => {
     ['a page size of 500', { batchId: 'batch_1', event: 'issued', pageSize: 500 }, 'pageSize'],
     ['a damaged state', { batchId: 'batch_1', event: 'issued', state: { known: 'rec_1' } }, 'state.known'],
     ['a state with a bad mark', { batchId: 'batch_1', event: 'issued', state: { known: [], mark: 'yesterday' } }, 'state.mark'],
+    ['a state with a bad floor', { batchId: 'batch_1', event: 'sent', state: { known: [], floor: 7 } }, 'state.floor'],
     ['a state with an unknown order', { batchId: 'batch_1', event: 'issued', state: { known: [], order: 'random' } }, 'state.order'],
   ])('%s', async (_name, options, field) => {
     const s = listServer('newest-first');

@@ -28,7 +28,8 @@ import { listPage } from './recipients';
 // is new when its id is not among those of the overlap page (the top page, newest first; the
 // re-read last page, oldest first): a late send is seen while the certificate is within that
 // page of the filtered list. Older late changes are out of reach of a list ordered by
-// creation; the instant triggers see every one.
+// creation; the instant triggers see every one. A full top page also keeps its oldest
+// `createdAt` (the floor), so a certificate that a deletion moves up into it is not new.
 
 export type PollEvent = 'issued' | 'sent' | 'failed';
 export const POLL_EVENTS: readonly PollEvent[] = ['issued', 'sent', 'failed'];
@@ -44,6 +45,12 @@ export interface PollState {
   known: string[];
   /** Oldest first: the cursor that fetched the last page read (null: the first page). */
   cursor?: string | null;
+  /**
+   * Sent/failed, newest first, when the overlap page was full: its oldest `createdAt`. A
+   * certificate below it was outside the page, so when a deletion moves it into the page it
+   * is not taken for a new one.
+   */
+  floor?: string;
 }
 
 export interface PollOptions {
@@ -125,6 +132,7 @@ function checkState(state: unknown, field = 'state'): PollState | undefined {
   if (s.order !== undefined && s.order !== 'newest-first' && s.order !== 'oldest-first') throw bad('order', '"newest-first" or "oldest-first"');
   if (s.mark !== undefined && (typeof s.mark !== 'string' || Number.isNaN(Date.parse(s.mark)))) throw bad('mark', 'a timestamp');
   if (s.cursor !== undefined && s.cursor !== null && typeof s.cursor !== 'string') throw bad('cursor', 'a cursor or null');
+  if (s.floor !== undefined && (typeof s.floor !== 'string' || Number.isNaN(Date.parse(s.floor)))) throw bad('floor', 'a timestamp');
   return s as unknown as PollState;
 }
 
@@ -187,6 +195,7 @@ export async function pollBatch(outer: Api, options: PollOptions): Promise<PollR
   const state = checkState(options.state);
   const markTime = state?.mark === undefined ? undefined : Date.parse(state.mark);
   const known = new Set(state?.known ?? []);
+  const floorTime = state?.floor === undefined ? undefined : Date.parse(state.floor);
   let order = state?.order;
   const { api, count } = counting(outer);
 
@@ -220,7 +229,7 @@ export async function pollBatch(outer: Api, options: PollOptions): Promise<PollR
   }
 
   const isNew = (r: Read): boolean => {
-    if (event !== 'issued') return !known.has(r.item.id);
+    if (event !== 'issued') return !known.has(r.item.id) && (floorTime === undefined || r.t >= floorTime);
     if (markTime === undefined || r.t > markTime) return true;
     return r.t === markTime && !known.has(r.item.id);
   };
@@ -232,6 +241,7 @@ export async function pollBatch(outer: Api, options: PollOptions): Promise<PollR
   const mark = newest && (markTime === undefined || newest.t >= markTime) ? newest.item.createdAt : state?.mark;
   const markT = mark === undefined ? undefined : Date.parse(mark);
   let nextKnown: string[];
+  let floor: string | undefined;
   if (event === 'issued') {
     const atMark = sorted.filter((r) => r.t === markT).map((r) => r.item.id);
     // Certificates at an unchanged mark that this read did not reach stay known.
@@ -239,8 +249,10 @@ export async function pollBatch(outer: Api, options: PollOptions): Promise<PollR
   } else {
     const overlap = order === 'oldest-first' ? lastPage : sorted.slice(0, pageSize);
     nextKnown = overlap.length > 0 ? overlap.map((r) => r.item.id) : [...known];
+    // A full top page may have more below it; a shorter one was the whole list.
+    if (order !== 'oldest-first' && overlap.length >= pageSize) floor = overlap[overlap.length - 1].item.createdAt;
   }
-  const next: PollState = { ...(order ? { order } : {}), ...(mark !== undefined ? { mark } : {}), known: nextKnown };
+  const next: PollState = { ...(order ? { order } : {}), ...(mark !== undefined ? { mark } : {}), known: nextKnown, ...(floor ? { floor } : {}) };
   if (order !== 'newest-first') next.cursor = lastPage.length > 0 ? lastPageCursor : (state?.cursor ?? null);
   return { certificates, state: next, requests: count() };
 }
