@@ -59,6 +59,7 @@ function docsLink(publisher, dir, anchor) {
 const N8N_CODEX_DOCS = {
   'nodes/CertificateService/CertificateService.node.json': 'readme',
   'nodes/CertificateServiceTrigger/CertificateServiceTrigger.node.json': 'trigger',
+  'nodes/CertificateServicePollTrigger/CertificateServicePollTrigger.node.json': 'poll-trigger',
 };
 
 /** A codex file's `resources`: the credential's and the node's documentation links. */

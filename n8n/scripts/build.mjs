@@ -27,6 +27,8 @@ const entryPoints = {
 	'nodes/CertificateService/CertificateService.node': 'nodes/CertificateService/CertificateService.node.ts',
 	'nodes/CertificateServiceTrigger/CertificateServiceTrigger.node':
 		'nodes/CertificateServiceTrigger/CertificateServiceTrigger.node.ts',
+	'nodes/CertificateServicePollTrigger/CertificateServicePollTrigger.node':
+		'nodes/CertificateServicePollTrigger/CertificateServicePollTrigger.node.ts',
 };
 
 async function copyStatic(dir) {

@@ -16,6 +16,7 @@ import type {
 	ILoadOptionsFunctions,
 	INode,
 	INodeExecutionData,
+	IPollFunctions,
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
@@ -300,3 +301,39 @@ export function fakeWebhook(options: WebhookOptions) {
 
 /** `n` input items. */
 export const inputItems = (n: number): INodeExecutionData[] => Array.from({ length: n }, (_, i) => ({ json: { i } }));
+
+export interface PollOptions {
+	params: Params;
+	/** The node's static data; kept by the caller between polls, as n8n keeps it. */
+	staticData?: IDataObject;
+	mode?: 'manual' | 'trigger';
+	credentials?: Credentials;
+}
+
+/** IPollFunctions: parameters, credentials, n8n's HTTP helper, the mode and the node's static data. */
+export function fakePoll(options: PollOptions) {
+	const node = makeNode({ name: 'Certificate Service Poll Trigger', type: 'CUSTOM.certificateServicePollTrigger' });
+	const requests: RecordedRequest[] = [];
+	const credentials = options.credentials ?? TEST_CREDENTIALS;
+	const staticData = options.staticData ?? {};
+	const read = paramReader(options.params);
+	const context = {
+		getNode: () => node,
+		getMode: () => options.mode ?? 'trigger',
+		getActivationMode: () => 'activate',
+		getWorkflowStaticData: (type: string) => {
+			if (type !== 'node') throw new Error('the poll trigger keeps its position in node static data');
+			return staticData;
+		},
+		getNodeParameter: (name: string, fallback?: unknown, opts?: { extractValue?: boolean }) =>
+			read(name, 0, fallback, opts),
+		getCredentials: async () => credentials,
+		logger,
+		helpers: {
+			httpRequestWithAuthentication: makeHttp(node, () => credentials, requests),
+			returnJsonArray: (data: IDataObject | IDataObject[]) =>
+				(Array.isArray(data) ? data : [data]).map((json) => ({ json })),
+		},
+	};
+	return { context: context as unknown as IPollFunctions, requests, staticData };
+}

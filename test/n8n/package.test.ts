@@ -89,6 +89,8 @@ describe('npm pack', () => {
 			'dist/icons/certificateService.svg',
 			'dist/nodes/CertificateService/CertificateService.node.js',
 			'dist/nodes/CertificateService/CertificateService.node.json',
+			'dist/nodes/CertificateServicePollTrigger/CertificateServicePollTrigger.node.js',
+			'dist/nodes/CertificateServicePollTrigger/CertificateServicePollTrigger.node.json',
 			'dist/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node.js',
 			'dist/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node.json',
 		]);

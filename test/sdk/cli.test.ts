@@ -202,7 +202,7 @@ test('a full workspace (20 subscriptions): the error says what to do; subscripti
   const full = await client.createSubscription({ url: 'http://localhost:9/hook/new', events: ['certificate.issued'] }).catch((e: unknown) => e);
   expect(full).toBeInstanceOf(CertificateServiceError);
   expect((full as CertificateServiceError).code).toBe('PLAN_LIMIT_EXCEEDED');
-  expect((full as CertificateServiceError).hint).toMatch(/at most 20 webhook subscriptions, and every instant trigger that is on holds one/);
+  expect((full as CertificateServiceError).hint).toMatch(/at most 20 webhook subscriptions, and every instant trigger that is on holds one\..*Polling triggers hold none\./);
   expect((full as CertificateServiceError).hint).not.toMatch(/certsvc|Zap|n8n/); // the core's words fit every host
 
   // The CLI says the same, then its own words: the commands that make room.

@@ -71,6 +71,9 @@ describe('app definition', () => {
     ['triggers', 'certificate_sent', 'Certificate Sent'],
     ['triggers', 'certificate_failed', 'Certificate Failed'],
     ['triggers', 'certificate_viewed', 'Certificate Viewed'],
+    ['triggers', 'new_certificate', 'New Certificate'],
+    ['triggers', 'certificate_email_sent', 'Certificate Email Sent'],
+    ['triggers', 'certificate_email_failed', 'Certificate Email Failed'],
   ] as const)('%s.%s is labelled "%s"', (kind, key, label) => {
     expect(app[kind][key].display.label).toBe(label);
   });
@@ -94,7 +97,7 @@ describe('app definition', () => {
       }
       checked += 1;
     }
-    expect(checked).toBe(10);
+    expect(checked).toBe(13);
   });
 
   it('calls the issued thing a certificate in every visible label and description, never a recipient', () => {

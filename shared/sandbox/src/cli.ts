@@ -15,6 +15,7 @@ const USAGE = `Usage: certsvc-sandbox [options]
   --quota N                the demo workspace's certificate quota
   --time-scale X           run delivery retries and the rotation grace X times their real time
   --list-shape S           list wrapper to answer in: ${LIST_SHAPES.join(', ')}
+  --recipient-order O      newest-first (default) or oldest-first, for recipient lists
   --no-seed                no demo workspace (and no demo key)
   --deliver-to URL         subscribe URL to every event in the demo workspace; prints the secret once`;
 
@@ -36,6 +37,7 @@ export function readFlags(argv: string[]): CliOptions | 'help' {
       quota: { type: 'string' },
       'time-scale': { type: 'string' },
       'list-shape': { type: 'string' },
+      'recipient-order': { type: 'string' },
       'no-seed': { type: 'boolean' },
       'deliver-to': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -58,6 +60,7 @@ export function readFlags(argv: string[]): CliOptions | 'help' {
   sandbox.quota = number('quota', values.quota);
   sandbox.timeScale = number('time-scale', values['time-scale']);
   if (values['list-shape']) sandbox.listShape = values['list-shape'] as ListShape;
+  if (values['recipient-order']) sandbox.recipientOrder = values['recipient-order'] as SandboxOptions['recipientOrder'];
   if (values['no-seed']) sandbox.seed = false;
   if (values['deliver-to'] !== undefined && values['no-seed']) throw new Error('--deliver-to subscribes in the demo workspace, which --no-seed leaves out');
   return { sandbox, deliverTo: values['deliver-to'] };

@@ -9,11 +9,12 @@ import { RateLimiter } from './rate-limit';
 import { seedDemo } from './seed';
 import { Store } from './store';
 import { Timers } from './timers';
-import type { BulkResponseShape, ListShape, ResolvedOptions } from './types';
+import type { BulkResponseShape, ListShape, RecipientOrder, ResolvedOptions } from './types';
 
 export interface Settings {
   listShape: ListShape;
   bulkResponseShape: BulkResponseShape;
+  recipientOrder: RecipientOrder;
 }
 
 export interface SandboxContext {
@@ -55,7 +56,7 @@ export function createContext(options: ResolvedOptions): SandboxContext {
     deliveries,
     events,
     mail: new Mail(store, events, timers, options.mailDelayMs),
-    settings: { listShape: options.listShape, bulkResponseShape: 'data' },
+    settings: { listShape: options.listShape, bulkResponseShape: 'data', recipientOrder: options.recipientOrder },
   };
   if (options.seed) seedDemo(store, ids, options.quota);
   return sb;
@@ -72,5 +73,6 @@ export function resetContext(sb: SandboxContext): void {
   sb.faults.clear();
   sb.settings.listShape = sb.options.listShape;
   sb.settings.bulkResponseShape = 'data';
+  sb.settings.recipientOrder = sb.options.recipientOrder;
   if (sb.options.seed) seedDemo(sb.store, sb.ids, sb.options.quota);
 }

@@ -13,6 +13,8 @@ import {
   type EventLogEntry,
   LIST_SHAPES,
   type ListShape,
+  RECIPIENT_ORDERS,
+  type RecipientOrder,
 } from './types';
 import { recordView, type ViewerInfo } from './viewing';
 
@@ -38,6 +40,7 @@ export interface QuotaInfo {
 export interface SettingsInfo {
   listShape: ListShape;
   bulkResponseShape: BulkResponseShape;
+  recipientOrder: RecipientOrder;
   duplicateDeliveries: number;
 }
 
@@ -49,6 +52,8 @@ export interface SandboxControls {
   setDuplicateDeliveries(n: number): void;
   setListShape(shape: ListShape): void;
   setBulkResponseShape(shape: BulkResponseShape): void;
+  /** Recipient lists newest first (default) or oldest first. */
+  setRecipientOrder(order: RecipientOrder): void;
   settings(): SettingsInfo;
   counters(): CountersSnapshot;
   resetCounters(): void;
@@ -98,6 +103,7 @@ export function createControls(sb: SandboxContext): SandboxControls {
     setListShape: (shape) => void (sb.settings.listShape = oneOf(LIST_SHAPES, shape, 'listShape')),
     setBulkResponseShape: (shape) =>
       void (sb.settings.bulkResponseShape = oneOf(BULK_RESPONSE_SHAPES, shape, 'bulkResponseShape')),
+    setRecipientOrder: (order) => void (sb.settings.recipientOrder = oneOf(RECIPIENT_ORDERS, order, 'recipientOrder')),
     settings: () => ({ ...sb.settings, duplicateDeliveries: sb.deliveries.duplicates }),
     counters: () => sb.counters.snapshot(sb.deliveries.pending),
     resetCounters: () => sb.counters.reset(),

@@ -7,13 +7,13 @@ import { createControls, type SandboxControls } from './controls';
 import { validationError } from './errors';
 import { DEMO_API_KEY, DEMO_WORKSPACE } from './seed';
 import { API_PREFIX, createServer } from './server';
-import { DEFAULT_OPTIONS, LIST_SHAPES, type ResolvedOptions, type SandboxOptions } from './types';
+import { DEFAULT_OPTIONS, LIST_SHAPES, RECIPIENT_ORDERS, type ResolvedOptions, type SandboxOptions } from './types';
 
 export type { SandboxControls, SubscriptionInfo, QuotaInfo, SettingsInfo } from './controls';
 export type { CountersSnapshot } from './counters';
 export type { FaultSpec, FaultKind, FaultInfo } from './faults';
 export { KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES } from './types';
-export type { SandboxOptions, ListShape, BulkResponseShape, DeliveryAttempt, EventLogEntry, RateLimitConfig } from './types';
+export type { SandboxOptions, ListShape, BulkResponseShape, RecipientOrder, DeliveryAttempt, EventLogEntry, RateLimitConfig } from './types';
 export { DEMO_API_KEY, DEMO_WORKSPACE, DESIGNS } from './seed';
 export { RETRY_DELAYS_MS, MAX_ATTEMPTS } from './deliveries';
 export { BOUNCE_DOMAIN, BOUNCE_ERROR, mailOutcome } from './mail';
@@ -41,6 +41,7 @@ function resolveOptions(options: SandboxOptions): ResolvedOptions {
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
   const o: ResolvedOptions = { ...DEFAULT_OPTIONS, ...defined };
   if (!(LIST_SHAPES as readonly string[]).includes(o.listShape)) throw validationError('listShape', `listShape must be one of ${LIST_SHAPES.join(', ')}.`);
+  if (!(RECIPIENT_ORDERS as readonly string[]).includes(o.recipientOrder)) throw validationError('recipientOrder', `recipientOrder must be one of ${RECIPIENT_ORDERS.join(', ')}.`);
   if (!(o.timeScale > 0)) throw validationError('timeScale', 'timeScale must be > 0.');
   if (!Number.isInteger(o.quota) || o.quota < 0) throw validationError('quota', 'quota must be an integer >= 0.');
   if (o.rateLimit && !(o.rateLimit.limit >= 1 && o.rateLimit.windowMs >= 1)) {

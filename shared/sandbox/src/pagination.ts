@@ -1,6 +1,7 @@
-// Keyset pagination, newest first. The cursor is opaque to clients (base64url JSON) and
-// holds the seq of the last item returned plus the list it belongs to, so inserts and
-// deletes between pages never skip or repeat an item.
+// Keyset pagination, newest first (recipient lists can also be served oldest first, see
+// RecipientOrder). The cursor is opaque to clients (base64url JSON) and holds the seq of the
+// last item returned plus the list it belongs to, so inserts and deletes between pages never
+// skip or repeat an item.
 import { validationError } from './errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './choices';
 
@@ -48,17 +49,25 @@ function decodeCursor(cursor: string, listId: string): number {
   );
 }
 
-/** One page of `items` (ascending seq), walked from the newest down. */
+/**
+ * One page of `items` (ascending seq), walked from the newest down, or from the oldest up
+ * when `oldestFirst` (the cursor's seq is then the last item *before* the page). The list id
+ * must differ between the two orders, so a cursor of one is refused by the other.
+ */
 export function paginate<T extends { seq: number }>(
   items: readonly T[],
   listId: string,
   q: PageQuery,
   filter?: (item: T) => boolean,
+  oldestFirst = false,
 ): Page<T> {
-  let i = q.beforeSeq === null ? items.length - 1 : lastIndexBelow(items, q.beforeSeq);
+  const step = oldestFirst ? 1 : -1;
+  let i = oldestFirst
+    ? q.beforeSeq === null ? 0 : lastIndexBelow(items, q.beforeSeq + 1) + 1
+    : q.beforeSeq === null ? items.length - 1 : lastIndexBelow(items, q.beforeSeq);
   const page: T[] = [];
   let hasMore = false;
-  for (; i >= 0; i--) {
+  for (; i >= 0 && i < items.length; i += step) {
     const item = items[i];
     if (filter && !filter(item)) continue;
     if (page.length === q.limit) {

@@ -16,6 +16,13 @@ export type ListShape = (typeof LIST_SHAPES)[number];
 export const BULK_RESPONSE_SHAPES = ['data', 'bare', 'recipients', 'results'] as const;
 export type BulkResponseShape = (typeof BULK_RESPONSE_SHAPES)[number];
 
+/**
+ * The order of recipient lists; the spec does not say it. Newest first is the default (our
+ * choice); oldest first lets the polling triggers be tested against both.
+ */
+export const RECIPIENT_ORDERS = ['newest-first', 'oldest-first'] as const;
+export type RecipientOrder = (typeof RECIPIENT_ORDERS)[number];
+
 export interface RateLimitConfig {
   limit: number;
   windowMs: number;
@@ -31,6 +38,8 @@ export interface SandboxOptions {
   /** Multiplies webhook retry delays and the rotation grace period (e.g. 0.0001 in tests). */
   timeScale?: number;
   listShape?: ListShape;
+  /** Order of `GET /batches/{id}/recipients` (default newest first). */
+  recipientOrder?: RecipientOrder;
   /** Seed the demo workspace, its key and designs. */
   seed?: boolean;
   /** Delay of the simulated mail provider (not scaled). */
@@ -52,6 +61,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = {
   quota: 10_000,
   timeScale: 1,
   listShape: 'default',
+  recipientOrder: 'newest-first',
   seed: true,
   mailDelayMs: 20,
   deliveryTimeoutMs: 10_000,

@@ -11,12 +11,14 @@ import * as designs from './client/designs';
 import * as issuing from './client/issuing';
 import { issueMany, type IssueItem, type IssueManyOptions } from './client/issue-many';
 import * as recipients from './client/recipients';
+import * as poll from './client/poll';
 import * as subscriptions from './client/subscriptions';
 import type { ActionResult, Batch, Design, EventType, IssueInput, Page, Recipient, RecipientUpdate, WebhookSubscription, Workspace } from './types';
 
 export type { ListOptions, BatchListOptions } from './client/batches';
 export type { RecipientListOptions } from './client/recipients';
 export type { IssueItem, IssueManyOptions } from './client/issue-many';
+export type { PollEvent, PollState, PollOptions, PollResult, PollAllOptions, PollAllResult, ListOrder } from './client/poll';
 export type ClientOptions = RequesterOptions;
 
 /**
@@ -162,6 +164,17 @@ export class CertificateServiceClient {
   }
   sendCertificate(batchId: string, recipientId: string): Promise<ActionResult> {
     return this.#exit((api) => recipients.sendCertificate(api, batchId, recipientId));
+  }
+
+  // --- Polling (triggers without a subscription; see client/poll.ts) -------------
+
+  /** The certificates of one batch new since `state` (issued, or by email status), newest first, and the next state. */
+  pollCertificates(options: poll.PollOptions): Promise<poll.PollResult> {
+    return this.#exit((api) => poll.pollBatch(api, options));
+  }
+  /** The same over every active batch, with one state per batch. */
+  pollActiveBatches(options: poll.PollAllOptions): Promise<poll.PollAllResult> {
+    return this.#exit((api) => poll.pollActiveBatches(api, options));
   }
 
   getCertificate(certificateId: string): Promise<Recipient> {

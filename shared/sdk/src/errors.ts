@@ -146,10 +146,10 @@ const SUBSCRIPTION_LIMIT = 20; // spec section 8: webhook subscriptions per work
 /** What a hint is about, for hosts that add their own words to it. */
 export type HintTopic = 'auth' | 'outcome-unknown' | 'subscription-limit' | 'rate-limit' | 'unexpected-response';
 
-/** Each instant trigger that is on holds one subscription, so a full workspace blocks the next one. */
+/** Each instant trigger that is on holds one subscription, so a full workspace blocks the next one; polling triggers hold none. */
 function subscriptionLimitHint(detail: Record<string, unknown>): string {
   const limit = typeof detail.limit === 'number' ? detail.limit : SUBSCRIPTION_LIMIT;
-  return `A workspace holds at most ${limit} webhook subscriptions, and every instant trigger that is on holds one. Turn off the triggers you no longer need, and delete the subscriptions that no trigger owns any more.`;
+  return `A workspace holds at most ${limit} webhook subscriptions, and every instant trigger that is on holds one. Turn off the triggers you no longer need, and delete the subscriptions that no trigger owns any more. Polling triggers hold none.`;
 }
 
 export class CertificateServiceError extends Error {

@@ -12,7 +12,15 @@ export {
   type RecipientListOptions,
   type IssueItem,
   type IssueManyOptions,
+  type PollEvent,
+  type PollState,
+  type PollOptions,
+  type PollResult,
+  type PollAllOptions,
+  type PollAllResult,
+  type ListOrder,
 } from './client';
+export { POLL_EVENTS, POLL_EVENT_TYPES, pollFilter, polledEvent } from './client/poll';
 export type { RetryOptions } from './retry';
 export type { RateLimitState } from './rate-limit';
 export type { ItemOutcome } from './bulk';

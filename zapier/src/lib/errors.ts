@@ -64,7 +64,7 @@ export function fieldLabel(field: string): string {
 export const ZAPIER_WORDS: HostWords = {
   auth: 'Reconnect your Certificate Service account in Zapier with a working key.',
   'subscription-limit':
-    'Each Zap that is on with a Certificate Service trigger holds one: turn off the Zaps you no longer use. (n8n workflows and your own apps on the same workspace may hold others.)',
+    'Each Zap that is on with an instant Certificate Service trigger holds one: turn off the Zaps you no longer use, or switch them to the polling triggers New Certificate, Certificate Email Sent and Certificate Email Failed, which hold none. (n8n workflows and your own apps on the same workspace may hold others.)',
   'unexpected-response': 'Check the API Base URL of your Certificate Service connection.',
 };
 

@@ -8,7 +8,7 @@ import type { ErrorPhase, HostWords } from '@certificate-service/sdk/core';
 export const N8N_WORDS: HostWords = {
 	auth: 'Put the key in the Certificate Service API credential this node uses.',
 	'subscription-limit':
-		'In n8n, each active workflow with the Certificate Service Trigger holds one, and one more while the trigger listens for a test event. Subscriptions left by an n8n instance that moved or lost its database are listed by "certsvc subscriptions list" and removed by "certsvc subscriptions delete <id>".',
+		'In n8n, each active workflow with the Certificate Service Trigger holds one, and one more while the trigger listens for a test event; the Certificate Service Poll Trigger holds none. Subscriptions left by an n8n instance that moved or lost its database are listed by "certsvc subscriptions list" and removed by "certsvc subscriptions delete <id>".',
 	'unexpected-response': 'Check the Base URL in the Certificate Service API credential.',
 };
 

@@ -4,6 +4,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
+	IPollFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
@@ -18,7 +19,8 @@ export type ServiceContext =
 	| IExecuteFunctions
 	| ILoadOptionsFunctions
 	| IHookFunctions
-	| IWebhookFunctions;
+	| IWebhookFunctions
+	| IPollFunctions;
 
 interface ServiceCredentials {
 	apiKey?: string;

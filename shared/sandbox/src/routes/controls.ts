@@ -32,13 +32,14 @@ export function createControlRouter(): Router<ControlRequest> {
     { method: 'DELETE', pattern: '/faults', handler: (c) => (c.controls.clearFaults(), none) },
     { method: 'GET', pattern: '/settings', handler: (c) => ok(c.controls.settings()) },
     {
-      // Any subset of { listShape, bulkResponseShape, duplicateDeliveries }.
+      // Any subset of { listShape, bulkResponseShape, recipientOrder, duplicateDeliveries }.
       method: 'PUT',
       pattern: '/settings',
       handler: (c) => {
         const body = objectBody(c.body);
         if (body.listShape !== undefined) c.controls.setListShape(body.listShape as ListShape);
         if (body.bulkResponseShape !== undefined) c.controls.setBulkResponseShape(body.bulkResponseShape as BulkResponseShape);
+        if (body.recipientOrder !== undefined) c.controls.setRecipientOrder(body.recipientOrder as never);
         if (body.duplicateDeliveries !== undefined) c.controls.setDuplicateDeliveries(body.duplicateDeliveries as number);
         return ok(c.controls.settings());
       },

@@ -25,9 +25,15 @@ export const recipientRoutes: ApiRoute[] = [
       if (emailStatus !== null && !(EMAIL_STATUSES as readonly string[]).includes(emailStatus)) {
         throw validationError('emailStatus', `emailStatus must be one of ${EMAIL_STATUSES.join(', ')}; got "${emailStatus}".`);
       }
-      const listId = `recipients:${batch.id}`;
-      const page = paginate(batch.recipients, listId, parsePageQuery(r.query, listId), (rec) =>
-        emailStatus === null ? true : rec.recipient.emailStatus === emailStatus,
+      // The order is a sandbox setting (the spec does not say); the list id keeps cursors apart.
+      const oldestFirst = r.sb.settings.recipientOrder === 'oldest-first';
+      const listId = `recipients:${batch.id}${oldestFirst ? ':asc' : ''}`;
+      const page = paginate(
+        batch.recipients,
+        listId,
+        parsePageQuery(r.query, listId),
+        (rec) => (emailStatus === null ? true : rec.recipient.emailStatus === emailStatus),
+        oldestFirst,
       );
       const data = page.items.map((rec) => rec.recipient);
       return { status: 200, body: shapeList(r.sb.settings.listShape, 'recipients', data, page.nextCursor) };

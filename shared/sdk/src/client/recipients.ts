@@ -17,7 +17,7 @@ const onePath = (batchId: string, recipientId: string) => `/batches/${seg(batchI
 /** The key of the one email index: trimmed and lower-cased, as the service compares them. */
 export const emailKey = (email: string): string => email.trim().toLowerCase();
 
-async function listPage(api: Api, batchId: string, options: RecipientListOptions) {
+export async function listPage(api: Api, batchId: string, options: RecipientListOptions) {
   // The recipient list's pagination parameter names are not shown; we send the batch
   // list's documented `cursor` and `limit`.
   const limit = validateLimit(options.limit ?? MAX_PAGE_SIZE);

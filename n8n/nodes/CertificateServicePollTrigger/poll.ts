@@ -1,0 +1,83 @@
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { POLL_EVENTS, polledEvent } from '@certificate-service/sdk/core';
+import type { FlatEvent, PollEvent, PollState } from '@certificate-service/sdk/core';
+import { toNodeError } from '../CertificateService/helpers/errors';
+import { getClient } from '../CertificateService/transport';
+
+/**
+ * How many of the newest certificates a manual run (Fetch Test Event / Execute step) shows,
+ * so the user sees the data shape. A manual run neither reads nor moves the saved position.
+ */
+export const MANUAL_SAMPLE = 3;
+
+/**
+ * The node's static data. n8n keeps it in memory between polls and saves it with the
+ * workflow when a poll emits, and after activation (which runs the first poll). A poll that
+ * finds nothing new changes nothing worth saving.
+ * - `watching`: what the position belongs to (event, batch or all); another setting starts over;
+ * - `state`: one batch's position (the core's PollState);
+ * - `states`: the position of each active batch.
+ */
+interface Saved extends IDataObject {
+	watching?: string;
+	state?: IDataObject;
+	states?: IDataObject;
+}
+
+function readSettings(context: IPollFunctions): { event: PollEvent; batchId?: string } {
+	const node = context.getNode();
+	const event = context.getNodeParameter('event', 'issued') as PollEvent;
+	if (!POLL_EVENTS.includes(event)) {
+		throw new NodeOperationError(node, `Unknown event "${String(event)}"`, {
+			description: `Choose one of: ${POLL_EVENTS.join(', ')}. Nothing was sent to the service.`,
+		});
+	}
+	if (context.getNodeParameter('watch', 'batch') === 'allActive') return { event };
+	const batchId = String(context.getNodeParameter('batch', '', { extractValue: true }) ?? '').trim();
+	if (!batchId) {
+		throw new NodeOperationError(node, 'Choose a batch to watch', {
+			description: 'Check the "Batch" value, or set Watch to All Active Batches. Nothing was sent to the service.',
+		});
+	}
+	return { event, batchId };
+}
+
+/**
+ * One poll: the new certificates, newest first, in the instant trigger's flat shape. The first
+ * poll (after activation, or after the event or batch changed) emits nothing and only saves the
+ * position; after that each certificate is emitted once, across polls and restarts.
+ */
+export async function pollOnce(context: IPollFunctions): Promise<FlatEvent[]> {
+	const { event, batchId } = readSettings(context);
+	const node = context.getNode();
+	try {
+		const client = await getClient(context);
+		if (context.getMode() === 'manual') {
+			const sample = batchId
+				? await client.pollCertificates({ batchId, event, firstPoll: MANUAL_SAMPLE })
+				: await client.pollActiveBatches({ event, firstPoll: MANUAL_SAMPLE });
+			return sample.certificates.map((r) => polledEvent(event, r));
+		}
+		const saved = context.getWorkflowStaticData('node') as Saved;
+		const watching = `${event}:${batchId ?? '*'}`;
+		const same = saved.watching === watching;
+		if (batchId) {
+			const state = same ? (saved.state as unknown as PollState | undefined) : undefined;
+			const result = await client.pollCertificates({ batchId, event, state });
+			saved.state = result.state as unknown as IDataObject;
+			delete saved.states;
+			saved.watching = watching;
+			return result.certificates.map((r) => polledEvent(event, r));
+		}
+		const states = same ? (saved.states as unknown as Record<string, PollState> | undefined) : undefined;
+		const result = await client.pollActiveBatches({ event, states });
+		saved.states = result.states as unknown as IDataObject;
+		delete saved.state;
+		saved.watching = watching;
+		return result.certificates.map((r) => polledEvent(event, r));
+	} catch (error) {
+		throw toNodeError(node, error);
+	}
+}
