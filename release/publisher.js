@@ -94,24 +94,43 @@ function stampPackageJson(dir, publisher = readPublisher(), root = ROOT) {
 
 /** The packages npm publishes; each stamps its package.json at pack time (prepack) and restores it after (postpack). */
 const NPM_PACKAGES = ['n8n', 'shared/sdk', 'shared/cli', 'shared/sandbox'];
-const BACKUP = '.package.json.prepack';
+const BACKUPS = { 'package.json': '.package.json.prepack', 'README.md': '.README.md.prepack' };
 
 /**
- * `prepack`: keep package.json as committed, then stamp the identity into it, so the tarball
- * carries it. `postpack`: put the committed file back. The tree is the same after a pack, and
+ * A README's relative links made absolute, into the publisher's repository: on the registry's
+ * page a link such as `../cli#readme` or `docs/shot.png` has no folder to resolve against.
+ * Folders link to `tree/main`, files to `blob/main`, images to `raw/main`.
+ */
+function absoluteLinks(markdown, publisher, dir, root = ROOT) {
+  return markdown.replace(/(!?)\[([^\]]*)\]\(([^)\s]+)\)/g, (whole, bang, text, target) => {
+    if (/^([a-z]+:|#)/i.test(target)) return whole;
+    const [file, anchor] = target.split('#');
+    const repoPath = path.posix.normalize(path.posix.join(dir, file));
+    const isFolder = fs.existsSync(path.join(root, repoPath)) && fs.statSync(path.join(root, repoPath)).isDirectory();
+    const kind = bang ? 'raw' : isFolder ? 'tree' : 'blob';
+    return `${bang}[${text}](${publisher.repository}/${kind}/main/${repoPath}${anchor === undefined ? '' : `#${anchor}`})`;
+  });
+}
+
+/**
+ * `prepack`: keep package.json and README.md as committed, then stamp the identity into the
+ * one and make the other's links absolute, so the tarball carries both. `postpack`: put the
+ * committed files back. The tree is the same after a pack, and
  * a build never touches a tracked file.
  */
 function prepack(dir, publisher = readPublisher(), root = ROOT) {
-  const file = path.join(root, dir, 'package.json');
-  fs.copyFileSync(file, path.join(root, dir, BACKUP));
+  for (const [file, backup] of Object.entries(BACKUPS)) fs.copyFileSync(path.join(root, dir, file), path.join(root, dir, backup));
   stampPackageJson(dir, publisher, root);
+  const readme = path.join(root, dir, 'README.md');
+  fs.writeFileSync(readme, absoluteLinks(fs.readFileSync(readme, 'utf8'), publisher, dir, root));
 }
 function postpack(dir, root = ROOT) {
-  const backup = path.join(root, dir, BACKUP);
-  if (fs.existsSync(backup)) fs.renameSync(backup, path.join(root, dir, 'package.json'));
+  for (const [file, backup] of Object.entries(BACKUPS)) {
+    if (fs.existsSync(path.join(root, dir, backup))) fs.renameSync(path.join(root, dir, backup), path.join(root, dir, file));
+  }
 }
 
-module.exports = { ROOT, FIELDS, NPM_PACKAGES, PUBLISHER_FILE, N8N_CODEX_DOCS, readPublisher, publisherProblems, docsLink, codexResources, packageFields, stampPackageJson, prepack, postpack };
+module.exports = { ROOT, FIELDS, NPM_PACKAGES, PUBLISHER_FILE, N8N_CODEX_DOCS, readPublisher, publisherProblems, docsLink, codexResources, packageFields, stampPackageJson, absoluteLinks, prepack, postpack };
 
 // `node <root>/release/publisher.js prepack|postpack`, run by npm in a package's folder.
 if (require.main === module) {

@@ -19,6 +19,7 @@ const release = require('../../release/publisher.js') as {
   packageFields(p: Record<string, string>, dir: string): Record<string, unknown>;
   stampPackageJson(dir: string, p: Record<string, string>, root: string): boolean;
   NPM_PACKAGES: string[];
+  absoluteLinks(markdown: string, p: Record<string, string>, dir: string): string;
 };
 
 const ROOT = release.ROOT;
@@ -72,16 +73,23 @@ describe('the builds stamp publisher.json', () => {
     for (const dir of release.NPM_PACKAGES) {
       const manifest = path.join(ROOT, dir, 'package.json');
       const before = fs.readFileSync(manifest, 'utf8');
+      const readmeBefore = fs.readFileSync(path.join(ROOT, dir, 'README.md'), 'utf8');
       const out = path.join(tmp, dir.replace('/', '-'));
       fs.mkdirSync(out);
       // --ignore-scripts would skip prepack too; this runs the package's own lifecycle, as `npm publish` does.
       const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: path.join(ROOT, dir), env: { ...process.env, CERTSVC_PUBLISHER: file }, encoding: 'utf8' }));
       execFileSync('tar', ['-xzf', path.join(out, packed.filename), '-C', out, 'package/package.json']);
+      execFileSync('tar', ['-xzf', path.join(out, packed.filename), '-C', out, 'package/README.md']);
       const inside = JSON.parse(fs.readFileSync(path.join(out, 'package/package.json'), 'utf8'));
+      // Its README's links work on the registry's page: absolute, into the publisher's repository.
+      const links = [...fs.readFileSync(path.join(out, 'package/README.md'), 'utf8').matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+      expect(links.filter((l) => !l.startsWith('#') && !l.startsWith(`${real.repository}/`) && !/^https:\/\/(?!github\.com\/certificate-service\/)/.test(l))).toEqual([]);
       expect(inside).toMatchObject(release.packageFields(real, dir));
       expect(inside.author).toEqual({ name: real.author, email: real.supportEmail });
       expect(fs.readFileSync(manifest, 'utf8')).toBe(before);
+      expect(fs.readFileSync(path.join(ROOT, dir, 'README.md'), 'utf8')).toBe(readmeBefore);
       expect(fs.existsSync(path.join(ROOT, dir, '.package.json.prepack'))).toBe(false);
+      expect(fs.existsSync(path.join(ROOT, dir, '.README.md.prepack'))).toBe(false);
     }
   }, 120_000);
 
@@ -101,6 +109,15 @@ describe('the builds stamp publisher.json', () => {
     const app = require(path.join(ROOT, 'zapier/index.js'));
     const apiKey = app.authentication.fields.find((f: { key: string }) => f.key === 'apiKey');
     expect(apiKey.helpText).toContain(`(${publisher.docsUrl}/zapier#authentication)`);
+  });
+
+  it('a README\'s relative links become absolute: folders to tree, files to blob, images to raw; anchors and URLs stay', () => {
+    const md = '[CLI](../cli#readme) [log](CHANGELOG.md) ![shot](docs/a.png) [top](#install) [npm](https://www.npmjs.com/x)';
+    expect(release.absoluteLinks(md, real, 'shared/sdk')).toBe(
+      '[CLI](https://github.com/acme/certificate-service-connectors/tree/main/shared/cli#readme) ' +
+        '[log](https://github.com/acme/certificate-service-connectors/blob/main/shared/sdk/CHANGELOG.md) ' +
+        '![shot](https://github.com/acme/certificate-service-connectors/raw/main/shared/sdk/docs/a.png) [top](#install) [npm](https://www.npmjs.com/x)',
+    );
   });
 
   it('stamping a package.json sets the four fields, keeps every other key in its place, and is idempotent', () => {
