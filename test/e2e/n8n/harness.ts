@@ -44,8 +44,10 @@ export function ensureN8nInstalled(opts: { quiet?: boolean; verify?: boolean } =
 }
 
 export interface StartOptions {
-  /** Folder n8n scans for custom nodes (N8N_CUSTOM_EXTENSIONS); node types load as CUSTOM.<name>. */
+  /** Folder n8n scans for custom nodes (N8N_CUSTOM_EXTENSIONS); node types load as CUSTOM.<name>. '' for none. */
   customExtensionsDir: string;
+  /** n8n's user folder (N8N_USER_FOLDER; n8n keeps its data in `<it>/.n8n`); a fresh temp folder by default. Deleted by stop(). */
+  userFolder?: string;
   port?: number;
   /** Extra/overriding env vars for the n8n process. */
   env?: Record<string, string>;
@@ -122,6 +124,7 @@ export interface ProcessOptions {
   /** Extra CLI arguments, e.g. `--concurrency=4` for a worker. */
   args?: string[];
   customExtensionsDir: string;
+  userFolder?: string;
   /** HTTP port: the UI/API (start), the webhook server (webhook) or the health server (worker). */
   port?: number;
   env?: Record<string, string>;
@@ -164,7 +167,7 @@ export async function spawnN8n(opts: ProcessOptions): Promise<N8nProcess> {
 
   const port = opts.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
-  const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), `certsvc-n8n-${opts.command === 'start' ? '' : `${opts.command}-`}`));
+  const userFolder = opts.userFolder ?? fs.mkdtempSync(path.join(os.tmpdir(), `certsvc-n8n-${opts.command === 'start' ? '' : `${opts.command}-`}`));
 
   // Inherit the basics (HOME, proxies...) but not n8n settings or NODE_OPTIONS of the caller's
   // shell, so every instance is configured the same.
@@ -418,7 +421,7 @@ export function n8nEnv(o: { port: number; userFolder: string; customExtensionsDi
     N8N_HOST: '127.0.0.1',
     N8N_PROTOCOL: 'http',
     N8N_WEBHOOK_URL: `http://127.0.0.1:${o.port}/`, // base of the webhook URLs n8n hands out
-    N8N_CUSTOM_EXTENSIONS: o.customExtensionsDir,
+    ...(o.customExtensionsDir ? { N8N_CUSTOM_EXTENSIONS: o.customExtensionsDir } : {}),
     N8N_SECURE_COOKIE: 'false', // plain http on localhost
     // Task runners are always on in 2.x; the broker's default port 5679 would clash between instances.
     N8N_RUNNERS_BROKER_PORT: String(o.runnerPort),
