@@ -25,6 +25,9 @@ export { collect, MAX_PAGE_SIZE } from './pagination';
 // HTTPS-except-loopback rule to its test request.
 export { validateEvents, validateUpdate, requireEmail, shareTokenFrom } from './validation';
 export { parseSecureUrl } from './base-url';
+// A batch's certificate variables (client.getBatchVariables) and the check a host runs on
+// what it is about to send, so a required variable left empty fails before any request.
+export { checkRequiredVariables, type DesignVariable, type BatchVariables } from './variables';
 
 // The one seam to the host's HTTP stack.
 export type { Transport, HttpRequest, HttpResponse } from './transport';
