@@ -45,6 +45,7 @@ describe('readVariables: the shapes a design may list its variables in', () => {
     ['a map entry that is text', { variables: { course: 'hunter2-value' } }, /"course" is not an object/],
     ['required that is neither true nor false', { variables: [{ name: 'a', required: 1 }] }, /"required" as true or false/],
     ['a label that is an object', { variables: [{ name: 'a', label: { en: 'A' } }] }, /"label" as text/],
+    ['a map entry with an empty name', { variables: { ' ': {} } }, /a variable with an empty name/],
   ])('%s: UNEXPECTED_RESPONSE naming what came back, never its values', (_name, fields, message) => {
     let error: unknown;
     try {
