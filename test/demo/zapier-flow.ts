@@ -41,7 +41,7 @@ export async function runZapierFlow(sandbox: Sandbox, step: (label: string, deta
     step('creates.issue_certificate', one.certificateId);
 
     const lines = Array.from({ length: 150 }, (_, i) => ({ name: `Zap learner ${i + 1}`, email: `zap${i + 1}@example.com` }));
-    const bulk = await run<{ issuedCount: number; failedCount: number }>('creates.issue_certificates_bulk.operation.perform', { inputData: { batch_id: batch.id, recipients: lines } });
+    const bulk = await run<{ issuedCount: number; failedCount: number }>('creates.issue_certificates_bulk.operation.perform', { inputData: { batch_id: batch.id, recipients: lines, variable__course: 'Compilers' } });
     step('creates.issue_certificates_bulk', `${bulk.issuedCount}/${lines.length} issued, ${bulk.failedCount} failed`);
 
     await run('creates.send_certificate.operation.perform', { inputData: { batch_id: batch.id, recipient_id: one.id } });

@@ -25,7 +25,16 @@ describe('designs', () => {
     expect(res.body.hasMore).toBe(false);
     expect(res.body.nextCursor).toBeNull();
     expect(res.body.data.map((d: { id: string }) => d.id).sort()).toEqual(['design_classic', 'design_minimal', 'design_modern']);
-    expect(res.body.data).toContainEqual({ id: 'design_classic', name: 'Classic' });
+    expect(res.body.data).toContainEqual({
+      id: 'design_classic',
+      name: 'Classic',
+      variables: [
+        { name: 'course', label: 'Course', required: false },
+        { name: 'score', label: 'Score', required: false },
+      ],
+    });
+    // Modern lists no variables: the key is absent, as on a design that says nothing.
+    expect(res.body.data.find((d: { id: string }) => d.id === 'design_modern')).toEqual({ id: 'design_modern', name: 'Modern' });
   });
 
   test('designs page like every list', async () => {

@@ -29,7 +29,10 @@ describe('app definition', () => {
     const ops = [...Object.values(app.triggers), ...Object.values(app.creates), ...Object.values(app.searches)];
     for (const op of ops) {
       expect(op.key).toMatch(/^[a-z][a-z0-9_]*$/);
-      const fields = (op.operation.inputFields ?? []).flatMap((f: { key: string; children?: Array<{ key: string }> }) => [f, ...(f.children ?? [])]);
+      // Dynamic fields (functions) are the design's variables, keyed `variable__<its name>` (variables.test.ts).
+      const fields = (op.operation.inputFields ?? [])
+        .filter((f: unknown) => typeof f !== 'function')
+        .flatMap((f: { key: string; children?: Array<{ key: string }> }) => [f, ...(f.children ?? [])]);
       for (const field of fields) expect(field.key).toMatch(/^[a-z][a-z0-9_]*$/);
     }
   });

@@ -6,7 +6,7 @@ import * as certificate from './actions/certificate/Certificate.resource';
 import * as delivery from './actions/delivery/Delivery.resource';
 import * as design from './actions/design/Design.resource';
 import { router } from './actions/router';
-import { listSearch } from './methods';
+import { listSearch, resourceMapping } from './methods';
 
 export class CertificateService implements INodeType {
 	description: INodeTypeDescription = {
@@ -17,7 +17,9 @@ export class CertificateService implements INodeType {
 			dark: 'file:../../icons/certificateService.dark.svg',
 		},
 		group: ['output'],
-		version: 1,
+		// 2: Issue's Data defaults to "Map Design Variables" (version 1 keeps "Using Fields Below").
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Issue, send and find certificates with the Certificate Service',
 		defaults: { name: 'Certificate Service' },
@@ -46,7 +48,7 @@ export class CertificateService implements INodeType {
 		],
 	};
 
-	methods = { listSearch };
+	methods = { listSearch, resourceMapping };
 
 	async execute(this: IExecuteFunctions) {
 		return await router.call(this);

@@ -13,13 +13,31 @@ export interface IssueItem {
   data: Record<string, string>;
 }
 
-/** Validates one recipient input; `prefix` names its place in a bulk body, e.g. `recipients[3].`. */
-export function parseIssueItem(raw: unknown, prefix = ''): IssueItem {
+/**
+ * Validates one recipient input; `prefix` names its place in a bulk body, e.g. `recipients[3].`.
+ * `required`: the design's required variable names, each of which must be a non-blank string.
+ */
+export function parseIssueItem(raw: unknown, prefix = '', required: readonly string[] = []): IssueItem {
   const obj = prefix ? itemObject(raw, prefix.slice(0, -1)) : objectBody(raw);
   const name = requiredString(obj, 'name', `${prefix}name`);
   const email = requiredEmail(obj, 'email', `${prefix}email`);
   const data = obj.data === undefined ? {} : (dataObject(obj.data, `${prefix}data`) as Record<string, string>);
+  assertRequiredVariables(data, required, `${prefix}data`);
   return { name, email, data };
+}
+
+/** The names of the variables the batch's design requires. */
+export function requiredVariables(ws: WorkspaceRecord, batch: BatchRecord): string[] {
+  const design = ws.designs.find((d) => d.id === batch.designId);
+  return (design?.variables ?? []).filter((v) => v.required).map((v) => v.name);
+}
+
+/** A required variable that is absent or blank is a 400 on `data.<name>` (the first one missing). */
+export function assertRequiredVariables(data: Record<string, string | null>, required: readonly string[], field = 'data'): void {
+  const missing = required.find((name) => typeof data[name] !== 'string' || !data[name]!.trim());
+  if (missing !== undefined) {
+    throw validationError(`${field}.${missing}`, `${field}.${missing} is required by the batch's design and must not be empty.`);
+  }
 }
 
 function itemObject(raw: unknown, field: string): Record<string, unknown> {

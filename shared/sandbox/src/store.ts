@@ -10,10 +10,18 @@ export interface ApiKeyRecord {
   expiresAt: number | null;
 }
 
+export interface DesignVariableRecord {
+  name: string;
+  label: string;
+  required: boolean;
+}
+
 export interface DesignRecord {
   seq: number;
   id: string;
   name: string;
+  /** Absent: the design lists no variables (see seed.ts for the shape we chose). */
+  variables?: DesignVariableRecord[];
 }
 
 export interface BatchRecord {

@@ -6,7 +6,7 @@ export function batchView(b: BatchRecord) {
 }
 
 export function designView(d: DesignRecord) {
-  return { id: d.id, name: d.name };
+  return { id: d.id, name: d.name, ...(d.variables ? { variables: d.variables.map((v) => ({ ...v })) } : {}) };
 }
 
 /** The secret is "shown once": only the create and rotate responses add it. */

@@ -13,6 +13,7 @@ import { issueMany, type IssueItem, type IssueManyOptions } from './client/issue
 import * as recipients from './client/recipients';
 import * as poll from './client/poll';
 import * as subscriptions from './client/subscriptions';
+import { getBatchVariables, type BatchVariables } from './variables';
 import type { ActionResult, Batch, Design, EventType, IssueInput, Page, Recipient, RecipientUpdate, WebhookSubscription, Workspace } from './types';
 
 export type { ListOptions, BatchListOptions } from './client/batches';
@@ -123,6 +124,14 @@ export class CertificateServiceClient {
   }
   iterateDesigns(): AsyncGenerator<Design> {
     return this.#exitIterator((api) => designs.iterateDesigns(api));
+  }
+
+  /**
+   * The batch's certificate variables: its design's (any of the shapes `readVariables`
+   * reads), else the names seen in its most recent certificates, else none (`source`).
+   */
+  getBatchVariables(batchId: string): Promise<BatchVariables> {
+    return this.#exit((api) => getBatchVariables(api, batchId));
   }
 
   // --- Recipients (issued certificates) -----------------------------------------

@@ -33,6 +33,9 @@ export { collect, MAX_PAGE_SIZE } from './pagination';
 // HTTPS-except-loopback rule to its test request.
 export { validateEvents, validateIssue, validateUpdate, requireEmail, shareTokenFrom } from './validation';
 export { parseSecureUrl } from './base-url';
+// A batch's certificate variables (client.getBatchVariables) and the check a host runs on
+// what it is about to send, so a required variable left empty fails before any request.
+export { checkRequiredVariables, type DesignVariable, type BatchVariables } from './variables';
 
 // First contact: which list wrapper and cursor a body has (`certsvc doctor` prints it).
 export { describeList } from './decode';

@@ -48,6 +48,8 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
     batches = [
       await core.createBatch({ title: 'Advanced Welding, Spring 2026', designId: 'design_classic' }),
       await core.createBatch({ title: 'First Aid Refresher', designId: 'design_modern' }),
+      // Its design lists `course` (required) and `completedOn`: the issue test maps them.
+      await core.createBatch({ title: 'Welding Certification', designId: 'design_minimal' }),
     ];
   }, 15 * 60_000);
 
@@ -150,13 +152,13 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
       await modal.getByText('Connection tested successfully').waitFor();
     }));
 
-  test('issue: node creator search, Certificate → Issue, batch from the list, Execute step shows the certificate', async () => {
+  test('issue: node creator search, Certificate → Issue, batch from the list, its design\'s variables as columns, Execute step shows the certificate', async () => {
     await ensureCredential();
     const issueAction = shownOptions(loadDescription('CertificateService'), 'operation', { resource: 'certificate' }).find(
       (o) => o.value === 'issue',
     )?.action;
     expect(issueAction).toBeDefined();
-    const batch = batches[1];
+    const batch = batches[2];
 
     await inEditor('issue', async (page) => {
       await openNewWorkflow(page, n8n.baseUrl);
@@ -176,10 +178,15 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
 
       await fillParameter(page, 'name', 'Ada Lovelace');
       await fillParameter(page, 'email', 'ada@example.com');
-      const dataFields = page.getByTestId('fixed-collection-dataFields');
-      await dataFields.getByTestId('fixed-collection-add').click();
-      await dataFields.getByTestId('parameter-input-name').locator('input').fill('course');
-      await dataFields.getByTestId('parameter-input-value').locator('input').fill('First Aid');
+      // A new node is version 2: Data is "Map Design Variables", and picking the batch loads
+      // its design's variables as columns, labelled as the design labels them.
+      expect(await page.getByTestId('parameter-input-specifyData').locator('input').inputValue()).toBe('Map Design Variables');
+      const columns = page.getByTestId('mapping-fields-container');
+      await columns.getByTestId('parameter-input-course').waitFor();
+      const labels = (await columns.getByTestId('input-label').allInnerTexts()).map((t) => t.split('\n')[0].replace(/\*\s*$/, '').trim());
+      expect(labels).toEqual(['Values to Send', 'Course', 'Completed On']);
+      await columns.getByTestId('parameter-input-course').locator('input, textarea').first().fill('Welding');
+      await columns.getByTestId('parameter-input-completedOn').locator('input, textarea').first().fill('2026-11-25');
 
       sb.controls.resetCounters();
       await page.getByTestId('node-execute-button').first().click();
@@ -191,7 +198,8 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
       expect(counters.certificatesIssued).toBe(1);
       const [issued, ...more] = (await core.listRecipients(batch.id)).items;
       expect(more).toHaveLength(0);
-      expect(issued).toMatchObject({ certificateId: shown, name: 'Ada Lovelace', email: 'ada@example.com', data: { course: 'First Aid' } });
+      expect(issued).toMatchObject({ certificateId: shown, name: 'Ada Lovelace', email: 'ada@example.com' });
+      expect(issued.data).toEqual({ course: 'Welding', completedOn: '2026-11-25' });
 
       await output.getByRole('radio', { name: 'JSON' }).click();
       await output.getByText(`"${shown}"`).first().waitFor();

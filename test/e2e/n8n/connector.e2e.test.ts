@@ -361,6 +361,54 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
     });
   });
 
+  it('Map Design Variables (node version 2): n8n loads the batch\'s design variables as columns, and issued certificates carry them', async () => {
+    await timed('action: issue with mapped design variables', async () => {
+      const minimal = await core.createBatch({ title: 'E2E variables', designId: 'design_minimal' });
+      // What the editor asks when the batch is picked: the resource mapper's columns.
+      const columns = await n8n!.rest('POST', '/dynamic-node-parameters/resource-mapper-fields', {
+        path: 'parameters.variables',
+        methodName: 'getVariableColumns',
+        nodeTypeAndVersion: { name: ACTION, version: 2 },
+        currentNodeParameters: { resource: 'certificate', operation: 'issue', batch: byId(minimal.id), specifyData: 'mapVariables' },
+        credentials: { certificateServiceApi: credential },
+      });
+      expect(columns.fields.map((f: { id: string; required: boolean }) => [f.id, f.required])).toEqual([
+        ['course', true],
+        ['completedOn', false],
+      ]);
+      // Two items: one fills the required column, one leaves it empty (Continue On Fail on).
+      const input: Node = {
+        id: randomUUID(),
+        name: 'Learners',
+        type: 'n8n-nodes-base.code',
+        typeVersion: 2,
+        position: [200, 0],
+        parameters: { jsCode: "return [{ json: { email: 'v1@example.com', course: 'Welding', completedOn: '2026-11-25' } }, { json: { email: 'v2@example.com', course: '' } }];" },
+      };
+      const issue: Node = {
+        ...serviceNode('Issue With Variables', {
+          resource: 'certificate',
+          operation: 'issue',
+          batch: byId(minimal.id),
+          name: '={{ $json.email }}',
+          email: '={{ $json.email }}',
+          // specifyData is left out: version 2's default is Map Design Variables.
+          variables: { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema: columns.fields, attemptToConvertTypes: false, convertFieldsToString: true },
+          skipExisting: false,
+        }, 400),
+        typeVersion: 2,
+        onError: 'continueRegularOutput',
+      };
+      sb!.controls.resetCounters();
+      const run = await runChain('e2e: issue with design variables', input, issue);
+      const out = run.outputOf('Issue With Variables');
+      expect(out[0]).toMatchObject({ email: 'v1@example.com', data: { course: 'Welding', completedOn: '2026-11-25' } });
+      expect(out[1]).toMatchObject({ code: 'VALIDATION_ERROR', field: 'data.course' });
+      expect(sb!.controls.certificates(minimal.id).map((c) => [c.email, c.data])).toEqual([['v1@example.com', { course: 'Welding', completedOn: '2026-11-25' }]]);
+      expect(routeCount(SINGLE_ISSUE_ROUTE)).toBe(1); // nothing sent for the item without its course
+    });
+  });
+
   it('publishing the trigger workflow subscribes n8n\'s production URL', async () => {
     await timed('trigger: publish', async () => {
       // A second batch, for the batch filter.

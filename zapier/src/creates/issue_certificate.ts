@@ -1,6 +1,7 @@
 import { defineCreate } from 'zapier-platform-core';
 import { withClient } from '../lib/client';
-import { batchField, dataField, dict, emailField, flag, nameField, sendField, text } from '../lib/inputs';
+import { batchField, emailField, flag, nameField, sendField, text } from '../lib/inputs';
+import { checkVariables, combinedData, loadVariableFields, runTimeVariables } from '../lib/variables';
 import { outputItem, RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
 
 export default defineCreate({
@@ -12,10 +13,11 @@ export default defineCreate({
   },
   operation: {
     inputFields: [
-      batchField,
+      // Changing the batch reloads the design's variables below.
+      { ...batchField, altersDynamicFields: true },
       { ...nameField, required: true },
       { ...emailField, required: true },
-      dataField,
+      loadVariableFields(),
       sendField,
       {
         key: 'skip_existing',
@@ -27,14 +29,15 @@ export default defineCreate({
       },
     ],
     perform: withClient(async (client, _z, bundle) => {
-      const { batch_id, name, email, data, send, skip_existing } = bundle.inputData;
+      const { batch_id, name, email, send, skip_existing } = bundle.inputData;
       const item = {
         batchId: text(batch_id) ?? '',
         name: text(name) ?? '',
         email: text(email) ?? '',
-        data: dict(data) as Record<string, unknown> | undefined,
+        data: combinedData(bundle.inputData),
         send: flag(send) ?? false,
       };
+      checkVariables(client, await runTimeVariables(client, item.batchId, bundle.inputData), item.data);
       // Not retried if the answer is lost: the core reports "outcome unknown" instead of issuing twice.
       if (flag(skip_existing) !== true) {
         const { batchId, send, ...recipient } = item;

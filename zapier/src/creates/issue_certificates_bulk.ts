@@ -1,7 +1,8 @@
 import { defineCreate } from 'zapier-platform-core';
 import { CertificateServiceError, validationError, type IssueItem, type ItemOutcome } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
-import { batchField, dataField, dict, flag, sendField, text } from '../lib/inputs';
+import { batchField, dict, flag, sendField, text } from '../lib/inputs';
+import { combinedData, loadVariableFields, runTimeVariables } from '../lib/variables';
 
 /**
  * Issues a certificate per line item. The core's issueMany validates and normalises every
@@ -68,7 +69,7 @@ export default defineCreate({
   },
   operation: {
     inputFields: [
-      batchField,
+      { ...batchField, altersDynamicFields: true },
       {
         key: 'recipients',
         label: 'Recipients',
@@ -84,11 +85,8 @@ export default defineCreate({
           },
         ],
       },
-      {
-        ...dataField,
-        label: 'Variables for Every Certificate',
-        helpText: 'Variables that are the same on every certificate, such as `course`. A line\'s own variables take precedence.',
-      },
+      // The design's variables, shared by every line (a line's own JSON takes precedence).
+      loadVariableFields({ shared: true }),
       { ...sendField, helpText: 'Choose **True** to email every certificate right away.' },
       {
         key: 'skip_existing',
@@ -100,7 +98,7 @@ export default defineCreate({
       },
     ],
     perform: withClient(async (client, _z, bundle) => {
-      const { batch_id, recipients, data, send, skip_existing } = bundle.inputData;
+      const { batch_id, recipients, send, skip_existing } = bundle.inputData;
       const lines = (Array.isArray(recipients) ? recipients : []) as Array<Record<string, unknown>>;
       if (lines.length === 0) throw validationError('recipients', 'add at least one line with a name and an email');
       const batchId = text(batch_id) ?? '';
@@ -114,9 +112,12 @@ export default defineCreate({
         email: text(line.email) ?? '',
         data: dict(line.data_json) as IssueItem['data'],
       }));
+      // A line that leaves a required variable empty (after the shared ones) fails alone, unsent.
+      const variables = await runTimeVariables(client, batchId, bundle.inputData);
       const outcomes = await client.issueMany(items, {
-        data: dict(data) as IssueItem['data'],
+        data: combinedData(bundle.inputData) as IssueItem['data'],
         skipExisting: flag(skip_existing) ?? true,
+        ...(variables ? { variables: new Map([[batchId, variables]]) } : {}),
       });
       const results = outcomes.map((outcome, i) => row(i, lines[i], outcome));
       const issued = results.filter((r) => r.status === 'issued');

@@ -1,7 +1,8 @@
 import { defineCreate } from 'zapier-platform-core';
 import type { RecipientUpdate } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
-import { batchField, dataField, dict, emailField, nameField, recipientField, text } from '../lib/inputs';
+import { batchField, emailField, nameField, recipientField, text } from '../lib/inputs';
+import { checkVariables, combinedData, loadVariableFields, runTimeVariables } from '../lib/variables';
 import { outputItem, RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
 
 export default defineCreate({
@@ -13,18 +14,22 @@ export default defineCreate({
   },
   operation: {
     inputFields: [
-      batchField,
+      { ...batchField, altersDynamicFields: true },
       recipientField,
       { ...nameField, helpText: 'The new name. Leave empty to keep the current one.' },
       { ...emailField, helpText: 'The new email address. Leave empty to keep the current one.' },
-      { ...dataField, helpText: 'Variables to change. Variables not listed here keep their values.' },
+      // Variables to change; the ones left empty keep their values.
+      loadVariableFields({ partial: true }),
     ],
     perform: withClient(async (client, _z, bundle) => {
-      const { batch_id, recipient_id, name, email, data } = bundle.inputData;
+      const { batch_id, recipient_id, name, email } = bundle.inputData;
       const update: RecipientUpdate = {};
       if (text(name) !== undefined) update.name = text(name);
       if (text(email) !== undefined) update.email = text(email);
-      if (dict(data) !== undefined) update.data = dict(data) as Record<string, unknown>;
+      const data = combinedData(bundle.inputData);
+      if (data !== undefined) update.data = data;
+      // Only a required variable given empty (in the dict) is refused: named fields left empty keep their value.
+      checkVariables(client, await runTimeVariables(client, text(batch_id) ?? '', bundle.inputData), data, true);
       // An empty update is refused by the core's validator before anything is sent.
       return outputItem(await client.updateRecipient(text(batch_id) ?? '', text(recipient_id) ?? '', update), RECIPIENT_OUTPUT_FIELDS);
     }),

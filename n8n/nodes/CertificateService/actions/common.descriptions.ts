@@ -146,12 +146,22 @@ export const limitField: INodeProperties = {
 };
 
 /**
- * The certificate variables: name/value pairs, or one JSON object. Values are strings
- * on the service; numbers and booleans are converted.
+ * The certificate variables: the chosen batch's design variables as columns (a resource
+ * mapper), name/value pairs, or one JSON object. Values are strings on the service; numbers
+ * and booleans are converted.
+ *
+ * Issue's default is "Map Design Variables" from node version 2. Version 1 keeps "Using
+ * Fields Below": a saved workflow stores no parameter left at its default, so changing it
+ * in place would change what saved version-1 nodes do.
  */
 export function dataFieldsProperties(options: { allowKeep: boolean }): INodeProperties[] {
 	const description =
 		'How to give the certificate variables (the dynamic fields printed on the certificate)';
+	const mapped = {
+		name: 'Map Design Variables',
+		value: 'mapVariables',
+		description: "Fill in the chosen batch's design variables, listed as columns",
+	};
 	const fields = {
 		name: 'Using Fields Below',
 		value: 'fields',
@@ -167,25 +177,46 @@ export function dataFieldsProperties(options: { allowKeep: boolean }): INodeProp
 		value: 'keep',
 		description: 'Leave the certificate variables as they are',
 	};
-	const specifyData: INodeProperties = options.allowKeep
-		? {
-				displayName: 'Data',
-				name: 'specifyData',
-				type: 'options',
-				options: [keep, fields, json],
-				default: 'keep',
-				description,
-			}
-		: {
-				displayName: 'Data',
-				name: 'specifyData',
-				type: 'options',
-				options: [fields, json],
-				default: 'fields',
-				description,
-			};
+	const selector = (defaultValue: string, show?: INodeProperties['displayOptions']): INodeProperties => ({
+		displayName: 'Data',
+		name: 'specifyData',
+		type: 'options',
+		options: options.allowKeep ? [keep, mapped, fields, json] : [mapped, fields, json],
+		default: defaultValue,
+		description,
+		...(show ? { displayOptions: show } : {}),
+	});
+	const specifyData: INodeProperties[] = options.allowKeep
+		? [selector('keep')]
+		: [
+				selector('fields', { show: { '@version': [1] } }),
+				selector('mapVariables', { show: { '@version': [{ _cnd: { gte: 2 } }] } }),
+			];
+	const variables: INodeProperties = {
+		displayName: 'Variables',
+		name: 'variables',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		required: true,
+		typeOptions: {
+			loadOptionsDependsOn: ['batch.value'],
+			resourceMapper: {
+				resourceMapperMethod: 'getVariableColumns',
+				mode: 'add',
+				fieldWords: { singular: 'variable', plural: 'variables' },
+				addAllFields: true,
+				multiKeyMatch: false,
+				supportAutoMap: true,
+				noFieldsError:
+					'No variables found for this batch. Choose "Using Fields Below" or "Using JSON" under Data to enter them by name.',
+			},
+		},
+		displayOptions: { show: { specifyData: ['mapVariables'] } },
+	};
 	return [
-		specifyData,
+		...specifyData,
+		variables,
 		{
 			displayName: 'Data Fields',
 			name: 'dataFields',

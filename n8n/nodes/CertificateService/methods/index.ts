@@ -1,1 +1,2 @@
 export * as listSearch from './listSearch';
+export * as resourceMapping from './resourceMapping';

@@ -2,7 +2,7 @@
 // { recipients: [{name, email, data?}], send? } -> 201 { data: [...] }, all-or-nothing.
 // setBulkResponseShape('results') switches to per-item results with partial success.
 import { ApiError, validationError } from '../errors';
-import { type IssueItem, assertCanIssue, issueRecipients, parseIssueItem } from '../issuing';
+import { type IssueItem, assertCanIssue, issueRecipients, parseIssueItem, requiredVariables } from '../issuing';
 import type { RecipientRecord } from '../store';
 import type { BulkResponseShape } from '../types';
 import { objectBody, optionalBoolean } from '../validate';
@@ -12,9 +12,9 @@ import { MAX_BULK_ITEMS, SUCCESS_STATUS } from '../choices';
 
 export const MAX_BULK = MAX_BULK_ITEMS;
 
-function parseItem(raw: unknown, index: number): IssueItem {
+function parseItem(raw: unknown, index: number, required: readonly string[]): IssueItem {
   try {
-    return parseIssueItem(raw, `recipients[${index}].`);
+    return parseIssueItem(raw, `recipients[${index}].`, required);
   } catch (err) {
     if (err instanceof ApiError) throw new ApiError(err.code, err.message, { ...err.detail, index }, err.status);
     throw err;
@@ -45,10 +45,11 @@ export const bulkRoutes: ApiRoute[] = [
       }
       const send = optionalBoolean(input, 'send') ?? false;
       const shape = r.sb.settings.bulkResponseShape;
+      const required = requiredVariables(r.ws, batch);
 
       if (shape !== 'results') {
         // All-or-nothing: the first invalid item rejects the whole call.
-        const items = list.map(parseItem);
+        const items = list.map((raw, index) => parseItem(raw, index, required));
         assertCanIssue(r.ws, batch, items.length);
         return { status: SUCCESS_STATUS.bulkIssue, body: shapeIssued(shape, issueRecipients(r.sb, r.ws, batch, items, send)) };
       }
@@ -58,7 +59,7 @@ export const bulkRoutes: ApiRoute[] = [
       const valid: Array<{ index: number; item: IssueItem }> = [];
       list.forEach((raw, index) => {
         try {
-          valid.push({ index, item: parseItem(raw, index) });
+          valid.push({ index, item: parseItem(raw, index, required) });
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           results[index] = { index, error: err.toBody() };

@@ -1,6 +1,6 @@
 import { ApiError, notFound, validationError } from '../errors';
 import { EMAIL_STATUSES } from '../choices';
-import { assertCanIssue, issueRecipients, parseIssueItem } from '../issuing';
+import { assertCanIssue, assertRequiredVariables, issueRecipients, parseIssueItem, requiredVariables } from '../issuing';
 import { shapeList } from '../list-shapes';
 import { paginate, parsePageQuery } from '../pagination';
 import type { RecipientRecord } from '../store';
@@ -45,7 +45,7 @@ export const recipientRoutes: ApiRoute[] = [
     handler: (r, { id }) => {
       const batch = requireBatch(r, id);
       const input = objectBody(r.body);
-      const item = parseIssueItem(input);
+      const item = parseIssueItem(input, '', requiredVariables(r.ws, batch));
       const send = optionalBoolean(input, 'send') ?? false;
       assertCanIssue(r.ws, batch, 1);
       const [rec] = issueRecipients(r.sb, r.ws, batch, [item], send);
@@ -71,16 +71,20 @@ export const recipientRoutes: ApiRoute[] = [
         throw validationError('body', 'Nothing to update: send at least one of name, email, data.');
       }
       const target = rec.recipient;
-      if (name !== undefined) target.name = name;
-      if (email !== undefined) target.email = email;
+      let merged: Record<string, string> | undefined;
       if (data !== undefined) {
-        const merged = { ...target.data };
+        merged = { ...target.data };
         for (const [k, v] of Object.entries(data)) {
           if (v === null) delete merged[k];
           else merged[k] = v;
         }
-        target.data = merged;
+        // Only what this update blanks or removes: a certificate issued before the rule keeps its data.
+        const touched = requiredVariables(r.ws, requireBatch(r, id)).filter((k) => k in data);
+        assertRequiredVariables(merged, touched);
       }
+      if (name !== undefined) target.name = name;
+      if (email !== undefined) target.email = email;
+      if (merged !== undefined) target.data = merged;
       return { status: 200, body: target };
     },
   },

@@ -2,6 +2,7 @@ import { chunk, failChunk, type ItemOutcome } from '../bulk';
 import { CertificateServiceError, validationError } from '../errors';
 import type { IssueInput, Recipient } from '../types';
 import { normaliseData, requireString, validateIssue } from '../validation';
+import { checkRequiredVariables, type DesignVariable } from '../variables';
 import type { Api } from './api';
 import { issueBulk, issueOne, type ValidRecipient } from './issuing';
 import { emailKey, recipientsByEmail } from './recipients';
@@ -34,6 +35,12 @@ export interface IssueManyOptions {
    * the first error (n8n without "Continue On Fail").
    */
   stopOnError?: boolean;
+  /**
+   * Each batch's certificate variables (`getBatchVariables`), by batch ID: an item that
+   * leaves a required one empty (after the shared `data` is merged in) fails alone with a
+   * VALIDATION_ERROR on `data.<name>` and is not sent (with `stopOnInvalid`, it throws).
+   */
+  variables?: ReadonlyMap<string, ReadonlyArray<DesignVariable>>;
   /** Called once the calls are planned and after each call: items with an outcome so far, of `total`. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -125,6 +132,8 @@ export async function issueMany(api: Api, items: IssueItem[], options: IssueMany
       requireString(item?.batchId, 'batchId');
       const valid = validateIssue({ ...item, data: undefined });
       recipients[index] = { ...valid, data: { ...shared, ...normaliseData(item.data, 'data') } };
+      const variables = options.variables?.get(item.batchId.trim());
+      if (variables) checkRequiredVariables(variables, recipients[index].data);
     } catch (error) {
       if (!(error instanceof CertificateServiceError)) throw error;
       if (options.stopOnInvalid) {

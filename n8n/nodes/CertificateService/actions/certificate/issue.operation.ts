@@ -76,7 +76,8 @@ function readRequest(context: IExecuteFunctions, itemIndex: number): IssueReques
 			batchId: locatorValue(context, 'batch', itemIndex),
 			name: stringParam(context, 'name', itemIndex),
 			email: stringParam(context, 'email', itemIndex),
-			data: readData(context, itemIndex),
+			// A required design variable left empty fails this item here, before any request.
+			data: readData(context, itemIndex, { issuing: true }),
 			send: context.getNodeParameter('send', itemIndex, false) as boolean,
 		},
 		skipExisting: context.getNodeParameter('skipExisting', itemIndex, true) as boolean,

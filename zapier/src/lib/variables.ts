@@ -1,0 +1,133 @@
+import type { Bundle, PlainInputField, ZObject } from 'zapier-platform-core';
+import { checkRequiredVariables, type BatchVariables, type CertificateServiceClient, type DesignVariable } from '@certificate-service/sdk/core';
+import { clientFor } from './client';
+import { dataField, dict, text } from './inputs';
+
+// The batch's design variables as named input fields (a dynamic-fields function that the
+// batch field's `altersDynamicFields` re-runs), plus the free-form `data` dict: named
+// "Other Variables" next to them, or "Certificate Variables" alone when they cannot load.
+// The dict keeps its key `data`, so Zaps made before named fields keep their values.
+
+export const VARIABLE_PREFIX = 'variable__';
+
+type Field = PlainInputField;
+
+export interface VariableFieldsOptions {
+  /** Update: a named field left empty keeps the certificate's value, so none is required. */
+  partial?: boolean;
+  /** Bulk: these are the variables shared by every line. */
+  shared?: boolean;
+}
+
+/** A batch ID typed or picked in the editor; a mapped value (`{{…}}`) is only known when the Zap runs. */
+export function literalBatchId(value: unknown): string | undefined {
+  const id = text(value);
+  return id && !id.includes('{{') && !/\s/.test(id) ? id : undefined;
+}
+
+function freeForm(why: string, options: VariableFieldsOptions): Field {
+  const scope = options.shared ? 'Variables that are the same on every certificate, by name. A line\'s own variables take precedence.' : dataField.helpText;
+  return { ...dataField, ...(options.shared ? { label: 'Variables for Every Certificate' } : {}), helpText: `${scope} ${why}` };
+}
+
+function namedField(v: DesignVariable, options: VariableFieldsOptions): Field {
+  const where = v.source === 'seen' ? 'Seen in this batch\'s recent certificates (the design does not list its variables).' : 'From the batch\'s certificate design.';
+  const must = v.required ? (options.partial ? ' The design requires it: leave empty to keep the current value.' : ' The design requires it.') : '';
+  const type = v.type ? ` Type: ${v.type}.` : '';
+  const every = options.shared ? ' The same on every certificate, unless a line gives its own.' : '';
+  return {
+    key: `${VARIABLE_PREFIX}${v.name}`,
+    label: v.label,
+    // Bulk lines may carry it in their own JSON, so the shared field is never required.
+    required: v.required && !options.partial && !options.shared,
+    ...(v.default !== undefined && !options.partial ? { default: v.default } : {}),
+    helpText: `\`${v.name}\`: ${where}${must}${type}${every}`,
+  };
+}
+
+/** The fields for a batch's variables, or the free-form dict with the reason it is shown. */
+export function variableFields(found: BatchVariables | { error: string } | { mapped: true } | { none: true }, options: VariableFieldsOptions): Field[] {
+  if ('mapped' in found) return [freeForm('The batch is mapped from an earlier step, so its design\'s variables cannot be listed here: enter them by name.', options)];
+  if ('none' in found) return [freeForm('Choose a batch to see its design\'s variables as fields.', options)];
+  if ('error' in found) return [freeForm(`The batch's variables could not be loaded (${found.error}): enter them by name.`, options)];
+  if (found.source === 'none') return [freeForm('The batch\'s design lists no variables and its certificates use none yet: enter them by name.', options)];
+  const other: Field = {
+    ...dataField,
+    label: 'Other Variables',
+    helpText: 'Variables the design does not list, by name. A named field above takes precedence over the same name here.',
+  };
+  return [...found.variables.map((v) => namedField(v, options)), other];
+}
+
+/** The dynamic input-field function: loads the chosen batch's variables (three reads, nothing issued). */
+export function loadVariableFields(options: VariableFieldsOptions = {}) {
+  return async (z: ZObject, bundle: Bundle): Promise<Field[]> => {
+    const raw = bundle.inputData?.batch_id;
+    if (text(raw) === undefined) return variableFields({ none: true }, options);
+    const batchId = literalBatchId(raw);
+    if (!batchId) return variableFields({ mapped: true }, options);
+    try {
+      return variableFields(await clientFor(z, bundle).getBatchVariables(batchId), options);
+    } catch (error) {
+      // The editor must still offer a way in: the free-form dict, and why. The core's message is redacted.
+      return variableFields({ error: error instanceof Error ? error.message.replace(/[.\s]*$/, '') : 'unknown error' }, options);
+    }
+  };
+}
+
+/** The named variables given (non-empty), by name. */
+export function namedVariables(inputData: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(inputData)) {
+    if (key.startsWith(VARIABLE_PREFIX) && key.length > VARIABLE_PREFIX.length && text(value) !== undefined) out[key.slice(VARIABLE_PREFIX.length)] = value;
+  }
+  return out;
+}
+
+/**
+ * The certificate's `data`: the "Other Variables" dict (or JSON text) with the named fields
+ * over it; undefined when neither gives anything. The core validates the values.
+ */
+export function combinedData(inputData: Record<string, unknown>): Record<string, unknown> | string | undefined {
+  const other = dict(inputData.data) as Record<string, unknown> | string | undefined;
+  const named = namedVariables(inputData);
+  if (!Object.keys(named).length) return other;
+  if (typeof other === 'string') {
+    // JSON text in the dict's place (mapped from a step): read so the named fields can go over it.
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(other);
+    } catch {
+      return other; // the core refuses it, naming the field
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return other;
+    return { ...(parsed as Record<string, unknown>), ...named };
+  }
+  return { ...(other ?? {}), ...named };
+}
+
+/**
+ * The design's variables again, at run time, when the step uses named variable fields: the
+ * design may have changed since the Zap was set up, and a mapped value may be empty. Steps
+ * with only the free-form dict skip these reads (the service still checks).
+ */
+export async function runTimeVariables(client: CertificateServiceClient, batchId: string, inputData: Record<string, unknown>): Promise<DesignVariable[] | undefined> {
+  if (!Object.keys(inputData).some((k) => k.startsWith(VARIABLE_PREFIX))) return undefined;
+  return (await client.getBatchVariables(batchId)).variables;
+}
+
+/** A required variable left empty stops the run (HaltedError, through the error mapping) before the call. */
+export function checkVariables(client: CertificateServiceClient, variables: DesignVariable[] | undefined, data: unknown, partial = false): void {
+  if (!variables) return;
+  const given = data && typeof data === 'object' ? (data as Record<string, unknown>) : typeof data === 'string' ? safeObject(data) : undefined;
+  client.check(() => checkRequiredVariables(variables, given, { partial }));
+}
+
+function safeObject(json: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(json);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
