@@ -1,5 +1,6 @@
 import { CertificateServiceClient, type ClientOptions } from '@certificate-service/sdk/core';
 import { createFetchTransport } from '../../shared/sdk/src/fetch-transport';
+import { recipientFixture } from '../support/recipient';
 
 export const BASE = 'https://certs.example.com';
 export const API = `${BASE}/api/v1`;
@@ -21,20 +22,5 @@ export function makeClient(overrides: Partial<ClientOptions> = {}) {
 }
 
 export function recipient(i: number, extra: Record<string, unknown> = {}) {
-  return {
-    id: `rec_${i}`,
-    batchId: 'batch_1',
-    name: `Person ${i}`,
-    email: `p${i}@example.com`,
-    certificateId: `CERT-2026-0001-${String(i).padStart(4, '0')}`,
-    shareToken: `tok${i}`,
-    certUrl: `${BASE}/v/tok${i}`,
-    issueDate: '2026-11-22T00:00:00.000Z',
-    expiryDate: null,
-    data: {},
-    emailStatus: 'not_sent',
-    emailSentAt: null,
-    createdAt: '2026-11-22T00:00:00.000Z',
-    ...extra,
-  };
+  return recipientFixture(i, { email: `p${i}@example.com`, issueDate: '2026-11-22T00:00:00.000Z', createdAt: '2026-11-22T00:00:00.000Z', ...extra }, BASE);
 }

@@ -4,6 +4,7 @@
 import zapier, { type Bundle, type ZObject } from 'zapier-platform-core';
 import App from '../../zapier/src';
 import { signPayload, type EventType, type Recipient, type WebhookEvent } from '@certificate-service/sdk/core';
+import { recipientFixture } from '../support/recipient';
 
 export { App };
 export const ORIGIN = 'https://certs.example.com';
@@ -39,22 +40,17 @@ export function run<T = unknown>(path: string, bundle: Record<string, unknown> =
 }
 
 export function recipient(overrides: Partial<Recipient> = {}): Recipient {
-  return {
-    id: 'rec_1',
-    batchId: 'batch_1',
+  return recipientFixture(1, {
     name: 'Ada Lovelace',
     email: 'ada@example.com',
     certificateId: 'CERT-2025-000001-1234',
     shareToken: 'tok_1',
     certUrl: `${ORIGIN}/v/tok_1`,
     issueDate: '2025-06-02T09:15:00.000Z',
-    expiryDate: null,
     data: { course: 'Analytics' },
-    emailStatus: 'not_sent',
-    emailSentAt: null,
     createdAt: '2025-06-02T09:15:00.000Z',
     ...overrides,
-  };
+  });
 }
 
 /** The recipient fields that hold dates. */
