@@ -223,12 +223,20 @@ describe('Skip Emails Already Issued in This Batch (on by default)', () => {
 		expect(output[0].json.skipped).toBe(false);
 	});
 
-	it('"Batch Requests" and the skip option are read per item, and must agree across the run', async () => {
+	it('"Batch Requests" and the skip option apply to the whole run: read once, from the first item', async () => {
+		nock(BASE).post(`${API}/batches/batch_1/recipients/bulk`).reply(bulkReply);
 		const fake = fakeExecute({ items: inputItems(3), params: issueParams((i) => (i === 2 ? { options: { batchRequests: false } } : {})) });
-		const error = await new CertificateService().execute.call(fake.context).catch((e: unknown) => e);
-		expect(error).toBeInstanceOf(NodeOperationError);
-		expect((error as Error).message).toMatch(/"Batch Requests" must be the same for every item.*item 2 off/);
-		expect(fake.requests).toHaveLength(0);
+		const read: string[] = [];
+		const getNodeParameter = fake.context.getNodeParameter.bind(fake.context);
+		fake.context.getNodeParameter = ((name: string, itemIndex: number, ...rest: unknown[]) => {
+			if (name === 'options' || name === 'skipExisting') read.push(`${name}@${itemIndex}`);
+			return (getNodeParameter as (...a: unknown[]) => unknown)(name, itemIndex, ...rest);
+		}) as typeof fake.context.getNodeParameter;
+		const [output] = await new CertificateService().execute.call(fake.context);
+		expect(read.sort()).toEqual(['options@0', 'skipExisting@0']);
+		expect(output).toHaveLength(3);
+		// item 0 has Batch Requests on, so all three go in one bulk call (item 2's "off" is not read)
+		expect(fake.requests.filter((r) => r.url.endsWith('/recipients/bulk'))).toHaveLength(1);
 	});
 });
 

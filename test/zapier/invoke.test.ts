@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
+import { newestMtime } from '../support/files';
 
 const exec = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -19,17 +20,9 @@ jest.setTimeout(60_000);
 
 let sb: Sandbox;
 
-/** Newest modification time under a folder. */
-function newest(dir: string): number {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).reduce((max, e) => {
-    if (!e.isFile()) return max;
-    return Math.max(max, fs.statSync(path.join(e.parentPath, e.name)).mtimeMs);
-  }, 0);
-}
-
 beforeAll(async () => {
   // `npm test` builds first; run alone, the app is built here when dist is missing or stale.
-  const stale = !fs.existsSync(DIST) || fs.statSync(DIST).mtimeMs < Math.max(newest(path.join(APP_DIR, 'src')), newest(path.join(ROOT, 'shared', 'src')));
+  const stale = !fs.existsSync(DIST) || fs.statSync(DIST).mtimeMs < Math.max(newestMtime(path.join(APP_DIR, 'src')), newestMtime(path.join(ROOT, 'shared', 'sdk', 'src')));
   if (stale) await exec(path.join(BIN, 'node'), ['scripts/build.js'], { cwd: APP_DIR });
   sb = await createSandbox({ rateLimit: false });
 });

@@ -25,64 +25,58 @@ export function resultItems(result: ItemResult, itemIndex: number): INodeExecuti
 	return list.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 }
 
-/**
- * The one per-item loop of the node: runs `handle` for each input item in order, pairs
- * every output item with its input item, and applies "Continue On Fail". It is the
- * batched loop below with one request per item, stopping at the first failure.
- */
-export async function forEachItem(
-	context: IExecuteFunctions,
-	handle: (itemIndex: number) => Promise<ItemResult>,
-): Promise<INodeExecutionData[]> {
-	return await forEachItemBatched(
-		context,
-		(itemIndex) => itemIndex,
-		async (itemIndexes) => {
-			const outcomes: ItemOutcome[] = [];
-			for (const itemIndex of itemIndexes) {
-				try {
-					outcomes.push({ ok: true, result: await handle(itemIndex) });
-				} catch (error) {
-					outcomes.push({ ok: false, error });
-					if (!context.continueOnFail()) break; // the node stops at the first failed item
-				}
-			}
-			return outcomes;
-		},
-	);
-}
+/** An operation's `execute`: the router calls it with the client, once per run. */
+export type OperationExecute = (this: IExecuteFunctions, client: CertificateServiceClient) => Promise<INodeExecutionData[]>;
 
 /**
- * An operation's `execute` for operations that handle each input item on its own:
- * `handle` runs once per item, through forEachItem.
+ * An operation's `execute` for operations that handle each input item on its own: `handle`
+ * runs once per item, in order, through runItems (one request at a time), and the run stops
+ * at the first failure unless "Continue On Fail" is on.
  */
 export function perItem(
 	handle: (context: IExecuteFunctions, client: CertificateServiceClient, itemIndex: number) => Promise<ItemResult>,
-) {
-	return async function execute(
-		this: IExecuteFunctions,
-		client: CertificateServiceClient,
-	): Promise<INodeExecutionData[]> {
-		return await forEachItem(this, async (itemIndex) => await handle(this, client, itemIndex));
+): OperationExecute {
+	return async function execute(this: IExecuteFunctions, client: CertificateServiceClient) {
+		const continueOnFail = this.continueOnFail();
+		return await runItems(
+			this,
+			(itemIndex) => itemIndex,
+			async (itemIndexes) => {
+				const outcomes: ItemOutcome[] = [];
+				for (const itemIndex of itemIndexes) {
+					try {
+						outcomes.push({ ok: true, result: await handle(this, client, itemIndex) });
+					} catch (error) {
+						outcomes.push({ ok: false, error });
+						if (!continueOnFail) break; // the node stops at the first failed item
+					}
+				}
+				return outcomes;
+			},
+		);
 	};
 }
 
 /**
- * The same loop for operations that send many items at once (Issue's bulk calls):
+ * The node's one item loop, for one request per item (perItem) or many items at once
+ * (Issue's bulk calls):
  * 1. `read` turns each input item into a request, in order; an error there fails that
  *    item alone (or stops the node before anything is sent, without "Continue On Fail");
- * 2. `run` sends all requests together and returns one outcome per request, in order;
- *    an error it throws that names `detail.index` is reported on that item.
- * Output items are paired with their input items; "Continue On Fail" as in forEachItem.
- * Without it, a failed item stops the node, and the message says how many went through.
+ * 2. `run` sends the requests and returns one outcome per request, in order (it may stop
+ *    early: the requests after its last outcome produce no output); an error it throws
+ *    that names `detail.index` is reported on that item.
+ * Output items are paired with their input items. With "Continue On Fail" a failed item is
+ * an error item; without it, a failed item stops the node, and `summarise` may say how many
+ * went through.
  */
-export async function forEachItemBatched<T>(
+export async function runItems<T>(
 	context: IExecuteFunctions,
 	read: (itemIndex: number) => T,
 	run: (requests: T[]) => Promise<ItemOutcome[]>,
 	options: { summarise?: (outcomes: ItemOutcome[]) => string } = {},
 ): Promise<INodeExecutionData[]> {
 	const items = context.getInputData();
+	const continueOnFail = context.continueOnFail(); // a setting of the whole run: read once
 	const output: INodeExecutionData[][] = items.map(() => []);
 	const requests: T[] = [];
 	const itemIndexes: number[] = [];
@@ -91,7 +85,7 @@ export async function forEachItemBatched<T>(
 			requests.push(read(itemIndex));
 			itemIndexes.push(itemIndex);
 		} catch (error) {
-			output[itemIndex].push(failedItem(context, error, itemIndex));
+			output[itemIndex].push(failedItem(context, error, itemIndex)); // throws without "Continue On Fail"
 		}
 	}
 
@@ -107,7 +101,7 @@ export async function forEachItemBatched<T>(
 	outcomes.forEach((outcome, k) => {
 		const itemIndex = itemIndexes[k];
 		if (outcome.ok) output[itemIndex].push(...resultItems(outcome.result, itemIndex));
-		else if (context.continueOnFail()) output[itemIndex].push(failedItem(context, outcome.error, itemIndex));
+		else if (continueOnFail) output[itemIndex].push(failedItem(context, outcome.error, itemIndex));
 		else firstFailure ??= { error: outcome.error, itemIndex };
 	});
 	if (firstFailure) {

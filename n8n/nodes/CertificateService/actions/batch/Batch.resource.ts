@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { OperationExecute } from '../../helpers/items';
+
 import * as archive from './archive.operation';
 import * as create from './create.operation';
 import * as get from './get.operation';
@@ -7,6 +9,15 @@ import * as getMany from './getMany.operation';
 import * as unarchive from './unarchive.operation';
 
 export { archive, create, get, getMany, unarchive };
+
+/** Each operation's `execute`, for the router. */
+export const operations = {
+	archive: archive.execute,
+	create: create.execute,
+	get: get.execute,
+	getMany: getMany.execute,
+	unarchive: unarchive.execute,
+} satisfies Record<string, OperationExecute>;
 
 export const description: INodeProperties[] = [
 	{

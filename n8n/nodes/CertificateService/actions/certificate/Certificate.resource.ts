@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { OperationExecute } from '../../helpers/items';
+
 import * as deleteCertificate from './delete.operation';
 import * as findByEmail from './findByEmail.operation';
 import * as get from './get.operation';
@@ -21,6 +23,19 @@ export {
 	send,
 	update,
 };
+
+/** Each operation's `execute`, for the router. */
+export const operations = {
+	delete: deleteCertificate.execute,
+	findByEmail: findByEmail.execute,
+	get: get.execute,
+	getByCertificateId: getByCertificateId.execute,
+	getByShareToken: getByShareToken.execute,
+	getMany: getMany.execute,
+	issue: issue.execute,
+	send: send.execute,
+	update: update.execute,
+} satisfies Record<string, OperationExecute>;
 
 export const description: INodeProperties[] = [
 	{

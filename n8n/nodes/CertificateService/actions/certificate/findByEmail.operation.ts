@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { requireEmail } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, Recipient } from '@certificate-service/sdk/core';
-import { forEachItem } from '../../helpers/items';
+import { perItem } from '../../helpers/items';
 import { locatorValue } from '../../helpers/params';
 import { batchLocator, recipientEmailField, simplifyField } from '../common.descriptions';
 import { recipientOutput } from './recipient';
@@ -37,10 +37,10 @@ export async function execute(
 		}
 		return index;
 	};
-	return await forEachItem(this, async (itemIndex) => {
-		const batchId = locatorValue(this, 'batch', itemIndex);
-		const email = client.check(() => requireEmail(this.getNodeParameter('email', itemIndex, ''), 'email'));
+	return await perItem(async (context, _client, itemIndex) => {
+		const batchId = locatorValue(context, 'batch', itemIndex);
+		const email = client.check(() => requireEmail(context.getNodeParameter('email', itemIndex, ''), 'email'));
 		const matches = (await indexOf(batchId)).get(email.toLowerCase()) ?? [];
-		return recipientOutput(this, itemIndex, matches);
-	});
+		return recipientOutput(context, itemIndex, matches);
+	}).call(this, client);
 }

@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { validationError } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, IssueItem } from '@certificate-service/sdk/core';
-import { forEachItemBatched, type ItemOutcome } from '../../helpers/items';
+import { runItems, type ItemOutcome } from '../../helpers/items';
 import { locatorValue, readData, stringParam } from '../../helpers/params';
 import { batchLocator, dataFieldsProperties, recipientEmailField, simplifyField } from '../common.descriptions';
 import { shapeRecipient } from './recipient';
@@ -63,14 +62,11 @@ export const description = updateDisplayOptions(displayOptions, properties);
 
 interface IssueRequest {
 	item: IssueItem;
-	skipExisting: boolean;
-	batchRequests: boolean;
 	simplify: boolean;
 }
 
 /** One item's parameters, as given: the core validates and normalises them on the way out. */
 function readRequest(context: IExecuteFunctions, itemIndex: number): IssueRequest {
-	const options = context.getNodeParameter('options', itemIndex, {}) as { batchRequests?: boolean };
 	return {
 		item: {
 			batchId: locatorValue(context, 'batch', itemIndex),
@@ -80,26 +76,17 @@ function readRequest(context: IExecuteFunctions, itemIndex: number): IssueReques
 			data: readData(context, itemIndex, { issuing: true }),
 			send: context.getNodeParameter('send', itemIndex, false) as boolean,
 		},
-		skipExisting: context.getNodeParameter('skipExisting', itemIndex, true) as boolean,
-		batchRequests: options.batchRequests !== false,
 		simplify: context.getNodeParameter('simplify', itemIndex, true) as boolean,
 	};
 }
 
 /**
- * "Batch Requests" and "Skip ..." are read per item, but they decide how the whole run is
- * sent (bulk calls across items; one read of each batch), so every item must agree.
+ * "Skip Emails Already Issued" and "Batch Requests" decide how the whole run is sent (one read
+ * of each batch; bulk calls across items), so they are read once, from the first item.
  */
-function runSetting(requests: IssueRequest[], key: 'skipExisting' | 'batchRequests', label: string): boolean {
-	const value = requests[0]?.[key] ?? true;
-	const other = requests.findIndex((r) => r[key] !== value);
-	if (other >= 0) {
-		throw validationError(
-			key,
-			`"${label}" must be the same for every item, because it applies to the whole run (item 0 has it ${value ? 'on' : 'off'}, item ${other} ${value ? 'off' : 'on'})`,
-		);
-	}
-	return value;
+function runSettings(context: IExecuteFunctions): { skipExisting: boolean; bulk: boolean } {
+	const options = context.getNodeParameter('options', 0, {}) as { batchRequests?: boolean };
+	return { skipExisting: context.getNodeParameter('skipExisting', 0, true) as boolean, bulk: options.batchRequests !== false };
 }
 
 /** How far a run got, for the error that stops it. */
@@ -126,12 +113,11 @@ export async function execute(
 	this: IExecuteFunctions,
 	client: CertificateServiceClient,
 ): Promise<INodeExecutionData[]> {
-	return await forEachItemBatched(
+	const { skipExisting, bulk } = runSettings(this);
+	return await runItems(
 		this,
 		(itemIndex) => readRequest(this, itemIndex),
 		async (requests) => {
-			const skipExisting = runSetting(requests, 'skipExisting', 'Skip Emails Already Issued in This Batch');
-			const bulk = runSetting(requests, 'batchRequests', 'Batch Requests');
 			// Without "Continue On Fail" the node stops at the first failure, as n8n's nodes do:
 			// an invalid item stops it before anything is issued, and a failed call stops the
 			// calls after it (their items end as NOT_SENT).

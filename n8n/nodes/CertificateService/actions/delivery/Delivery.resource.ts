@@ -1,8 +1,15 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { OperationExecute } from '../../helpers/items';
+
 import * as verify from './verify.operation';
 
 export { verify };
+
+/** Each operation's `execute`, for the router. */
+export const operations = {
+	verify: verify.execute,
+} satisfies Record<string, OperationExecute>;
 
 export const description: INodeProperties[] = [
 	{

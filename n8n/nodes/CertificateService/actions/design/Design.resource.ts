@@ -1,8 +1,15 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { OperationExecute } from '../../helpers/items';
+
 import * as getMany from './getMany.operation';
 
 export { getMany };
+
+/** Each operation's `execute`, for the router. */
+export const operations = {
+	getMany: getMany.execute,
+} satisfies Record<string, OperationExecute>;
 
 export const description: INodeProperties[] = [
 	{
