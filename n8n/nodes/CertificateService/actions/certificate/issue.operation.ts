@@ -34,7 +34,7 @@ const properties: INodeProperties[] = [
 		type: 'boolean',
 		default: true,
 		description:
-			'Whether to skip an item whose email (ignoring letter case) already has a certificate in the batch, or came earlier in this run. The batch is read once per run, 100 certificates a page. Skipped items output the existing certificate with "skipped": true, so running a failed execution again issues only what is missing.',
+			'Whether to skip an item whose email (ignoring letter case) already has a certificate in the batch, or came earlier in this run. The batch is read once per run, 100 certificates a page. Skipped items output the existing certificate with "skipped": true, so running a failed execution again issues only what is missing. It applies to the whole run: an expression here is read for the first item.',
 	},
 	simplifyField,
 	{
@@ -50,7 +50,7 @@ const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether to issue the certificates of all input items with as few requests as possible: items are grouped per batch, in input order, into bulk calls of up to 100 each. Every output item still carries its own certificate or error. Turn off to make one request per item.',
+					'Whether to issue the certificates of all input items with as few requests as possible: items are grouped per batch, in input order, into bulk calls of up to 100 each. Every output item still carries its own certificate or error. Turn off to make one request per item. It applies to the whole run: an expression here is read for the first item.',
 			},
 		],
 	},
