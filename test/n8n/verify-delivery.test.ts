@@ -16,8 +16,10 @@ const event = (id: string) => ({ id, type: 'certificate.issued', createdAt: new 
 
 /** An item as n8n's Webhook node (v2, Raw Body on) outputs a delivery. */
 function webhookItem(id: string, options: { secret?: string; deliveryId?: string; raw?: boolean; body?: string } = {}): INodeExecutionData {
-	const body = options.body ?? JSON.stringify(event(id));
-	const signed = signPayload(options.secret ?? SECRET, JSON.stringify(event(id)));
+	// The signature covers the event as sent; a changed body (options.body) is what it must not cover.
+	const sent = JSON.stringify(event(id));
+	const body = options.body ?? sent;
+	const signed = signPayload(options.secret ?? SECRET, sent);
 	const headers = Object.fromEntries(
 		Object.entries({ ...signed, 'X-Service-Delivery': options.deliveryId ?? `whd_${id}`, 'Content-Type': 'application/json' }).map(([k, v]) => [k.toLowerCase(), v]),
 	);
