@@ -1,6 +1,6 @@
 // Runs the sandbox standalone: `npx tsx test/sandbox/cli.ts --port 4010`.
 // Flags: --port N, --host H, --no-rate-limit, --rate-limit N[/windowMs], --quota N,
-//        --time-scale X, --list-shape S, --no-seed
+//        --time-scale X, --delivery-concurrency N, --list-shape S, --no-seed
 import { createSandbox, type SandboxOptions, type ListShape } from './index';
 
 function parseArgs(argv: string[]): SandboxOptions {
@@ -33,6 +33,9 @@ function parseArgs(argv: string[]): SandboxOptions {
       case '--time-scale':
         o.timeScale = Number(value());
         break;
+      case '--delivery-concurrency':
+        o.deliveryConcurrency = Number(value());
+        break;
       case '--list-shape':
         o.listShape = value() as ListShape;
         break;
@@ -41,7 +44,7 @@ function parseArgs(argv: string[]): SandboxOptions {
         break;
       case '--help':
       case '-h':
-        console.log('Usage: tsx test/sandbox/cli.ts [--port 4010] [--host 127.0.0.1] [--no-rate-limit | --rate-limit 120/60000] [--quota 10000] [--time-scale 1] [--list-shape default] [--no-seed]');
+        console.log('Usage: tsx test/sandbox/cli.ts [--port 4010] [--host 127.0.0.1] [--no-rate-limit | --rate-limit 120/60000] [--quota 10000] [--time-scale 1] [--delivery-concurrency N] [--list-shape default] [--no-seed]');
         process.exit(0);
       default:
         throw new Error(`Unknown flag ${flag} (try --help)`);

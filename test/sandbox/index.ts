@@ -42,6 +42,9 @@ function resolveOptions(options: SandboxOptions): ResolvedOptions {
   const o: ResolvedOptions = { ...DEFAULT_OPTIONS, ...defined };
   if (!(LIST_SHAPES as readonly string[]).includes(o.listShape)) throw validationError('listShape', `listShape must be one of ${LIST_SHAPES.join(', ')}.`);
   if (!(o.timeScale > 0)) throw validationError('timeScale', 'timeScale must be > 0.');
+  if (!(o.deliveryConcurrency === Infinity || (Number.isInteger(o.deliveryConcurrency) && o.deliveryConcurrency >= 1))) {
+    throw validationError('deliveryConcurrency', 'deliveryConcurrency must be a whole number >= 1 (or Infinity: no cap).');
+  }
   if (!Number.isInteger(o.quota) || o.quota < 0) throw validationError('quota', 'quota must be an integer >= 0.');
   if (o.rateLimit && !(o.rateLimit.limit >= 1 && o.rateLimit.windowMs >= 1)) {
     throw validationError('rateLimit', 'rateLimit needs limit >= 1 and windowMs >= 1 (or false to disable).');

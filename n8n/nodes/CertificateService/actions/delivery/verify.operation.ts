@@ -67,14 +67,18 @@ const displayOptions = { show: { resource: ['delivery'], operation: ['verify'] }
 
 export const description = updateDisplayOptions(displayOptions, properties);
 
-/** Delivery ids this process has seen, per node (at most 1,000 each, like the trigger's memory). */
+/**
+ * Delivery ids this process has seen, per node: the last 20,000 each, like the trigger's memory,
+ * so the late retries of a flood (2 deliveries per certificate of a bulk issue) still find theirs.
+ */
+const MEMORY_DELIVERIES = 20_000;
 const seen = new Map<string, DeliveryStore>();
 const MAX_NODES = 500;
 
 function processStore(key: string): DeliveryStore {
 	let store = seen.get(key);
 	if (!store) {
-		store = memoryStore(1000);
+		store = memoryStore(MEMORY_DELIVERIES);
 		seen.set(key, store);
 		while (seen.size > MAX_NODES) seen.delete(seen.keys().next().value as string);
 	}
@@ -93,7 +97,7 @@ function storeFor(context: IExecuteFunctions, recordInN8n: boolean): DeliverySto
 	return {
 		claim: async (id) =>
 			(await memory.claim(id)) &&
-			(await context.helpers.checkProcessedAndRecord([id], 'node', { mode: 'entries', maxEntries: 10_000 })).new.length === 1,
+			(await context.helpers.checkProcessedAndRecord([id], 'node', { mode: 'entries', maxEntries: MEMORY_DELIVERIES })).new.length === 1,
 	};
 }
 

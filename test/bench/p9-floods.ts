@@ -1,0 +1,131 @@
+// P9: floods. A bulk issue of 1,000 certificates with `send: true` makes 2,000 deliveries
+// (issued + sent) within seconds. Each one goes to a published n8n 2.41.1 workflow through
+// one of our two receive paths:
+//   trigger: the Certificate Service Trigger, version 2;
+//   verify:  Webhook (Raw Body) → Certificate Service: Delivery → Verify (in queue mode with
+//            Record Delivery IDs on, since its memory is per worker).
+// Measured in a single n8n process and in queue mode (2 workers, 2 webhook processes behind
+// nginx hashing on X-Service-Delivery, as P8), each against two senders:
+//   uncapped: every delivery is sent as its event fires (the sandbox's default);
+//   capped:   at most DELIVERY_CONCURRENCY attempts in flight per subscription (the sandbox's
+//             `deliveryConcurrency`, our choice of a sender with a small pool per endpoint).
+// Each delivery must be answered within 10 s (the service's rule, not scaled); a failed
+// attempt is retried after 1 min, 5 min, 30 min, … × TIME_SCALE.
+//
+// Counted once the sender has nothing left to retry and n8n's executions settled:
+// executions per delivery (target exactly 1), deliveries lost (target 0), sender attempts
+// per delivery, and the time until every delivery had run once against the ideal, which is
+// deliveries ÷ the path's rate in P3 (results.json, same machine, concurrency 8).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../e2e/n8n/package-setup';
+import { ensureN8nInstalled, startN8n, type N8nInstance } from '../e2e/n8n/harness';
+import { startQueueN8n, type QueueN8n } from '../e2e/queue/harness';
+import { createSandbox, type Sandbox } from '../sandbox';
+import { fmt } from './common';
+import { median, round, type Row } from './measure';
+import { flood, setUpPath, type FloodResult, type PathName } from './p9-flood';
+
+/** 1 min → 0.12 s, 24 h → 173 s: the whole 7-attempt schedule fits in 4.6 min. */
+export const TIME_SCALE = 0.002;
+/** Our choice for the capped sender (and P3's concurrency, so the ideal below is like for like). */
+export const DELIVERY_CONCURRENCY = 8;
+
+type Mode = 'single' | 'queue';
+type Sender = 'uncapped' | 'capped';
+interface Measured extends FloodResult {
+  mode: Mode;
+  sender: Sender;
+  idealSeconds: number;
+  load: { before: number[]; after: number[] };
+}
+
+/** The path's deliveries/s in P3 (median of its rounds), from results.json. */
+function p3Rate(p: PathName): number {
+  const file = path.join(__dirname, 'results.json');
+  const p3 = JSON.parse(fs.readFileSync(file, 'utf8')).results?.P3 as { extra?: { roundResults?: Array<{ side: string; perSecond: number }> } } | undefined;
+  const side = p === 'trigger' ? 'ours' : 'verify';
+  const rates = (p3?.extra?.roundResults ?? []).filter((r) => r.side === side).map((r) => r.perSecond);
+  if (!rates.length) throw new Error('P9 needs P3 in results.json (npm run bench -- --only P3)');
+  return median(rates);
+}
+
+const loadavg = () => os.loadavg().map((x) => round(x, 2));
+
+async function inMode(mode: Mode, ext: string, senders: Record<Sender, Sandbox>, certificates: number, log: (line: string) => void): Promise<Measured[]> {
+  let single: N8nInstance | undefined;
+  let q: QueueN8n | undefined;
+  try {
+    log(`P9 ${mode}: starting n8n …`);
+    if (mode === 'single') single = await startN8n({ customExtensionsDir: ext });
+    else q = await startQueueN8n({ customExtensionsDir: ext, workers: 2, webhooks: 2, concurrency: 10 });
+    const main = single ?? q!.main;
+    const webhookBase = single ? single.baseUrl : q!.url;
+    const out: Measured[] = [];
+    for (const sender of ['capped', 'uncapped'] as const) {
+      for (const p of ['trigger', 'verify'] as const) {
+        const tag = `${mode}-${sender}-${p}`;
+        const setup = await setUpPath(main, webhookBase, senders[sender], p, tag, mode === 'queue' && p === 'verify');
+        const before = loadavg();
+        const res = await flood(main, senders[sender], setup, certificates, (line) => log(`P9 ${tag}: ${line}`));
+        const m: Measured = { ...res, mode, sender, idealSeconds: round(res.deliveries / p3Rate(p), 1), load: { before, after: loadavg() } };
+        log(`P9 ${tag}: ${JSON.stringify(m)}`);
+        out.push(m);
+        await main.unpublish(setup.workflowId); // the next flood has the instance to itself
+      }
+    }
+    return out;
+  } finally {
+    await single?.stop();
+    await q?.stop();
+  }
+}
+
+const IDS: Record<Mode, Record<PathName, Record<Sender, string>>> = {
+  single: { trigger: { uncapped: 'P9', capped: 'P9a' }, verify: { uncapped: 'P9b', capped: 'P9c' } },
+  queue: { trigger: { uncapped: 'P9d', capped: 'P9e' }, verify: { uncapped: 'P9f', capped: 'P9g' } },
+};
+
+function row(m: Measured): Row {
+  const pathName = m.path === 'trigger' ? 'Certificate Service Trigger (v2)' : 'Webhook (Raw Body) → Delivery: Verify';
+  const where = m.mode === 'single' ? 'one n8n process' : 'queue mode, 2 webhook processes (hash), 2 workers';
+  const sender = m.sender === 'uncapped' ? 'sender uncapped' : `sender capped at ${DELIVERY_CONCURRENCY} in flight`;
+  const once = m.executions === m.deliveries && m.lost === 0 && m.duplicates === 0;
+  const ratio = round(m.idealSeconds / m.allExecutedSeconds);
+  return {
+    id: IDS[m.mode][m.path][m.sender],
+    what: `flood: ${fmt(m.certificates)} certificates issued with send (${fmt(m.deliveries)} deliveries), ${pathName}, ${where}, ${sender}`,
+    ours: `${fmt(m.executions)} executions (${m.executionsPerDelivery} per delivery, ${m.duplicates} duplicates), ${m.lost} lost; ${m.attemptsPerDelivery} sender attempts per delivery (${fmt(m.timedOutAttempts)} timed out); all executed in ${m.allExecutedSeconds} s`,
+    baseline: `ideal ${m.idealSeconds} s (${fmt(m.deliveries)} ÷ the path's P3 rate)`,
+    ratio,
+    target: 'exactly 1 execution per delivery, 0 lost (time: informational)',
+    met: once,
+    note: once
+      ? undefined
+      : `${m.duplicates} duplicate executions and ${m.lost} lost deliveries; ${fmt(m.timedOutAttempts)} attempts timed out at the sender (10 s), ${m.senderFailed} deliveries failed at the sender after 7 attempts.`,
+    extra: { ...m },
+  };
+}
+
+export async function runP9(options: { quick?: boolean; log?: (line: string) => void } = {}): Promise<Row[]> {
+  const log = options.log ?? (() => {});
+  const certificates = options.quick ? 100 : 1000;
+  ensureN8nInstalled({ quiet: true });
+  ensurePackageBuilt();
+  const ext = copyPackageToExtensionsDir(PACKAGE_DIR);
+  const common = { rateLimit: false as const, timeScale: TIME_SCALE, maxLogEntries: 500_000 };
+  const senders: Record<Sender, Sandbox> = {
+    uncapped: await createSandbox(common),
+    capped: await createSandbox({ ...common, deliveryConcurrency: DELIVERY_CONCURRENCY }),
+  };
+  try {
+    const measured: Measured[] = [];
+    for (const mode of ['single', 'queue'] as const) measured.push(...(await inMode(mode, ext, senders, certificates, log)));
+    return measured.map(row);
+  } finally {
+    await senders.uncapped.close();
+    await senders.capped.close();
+    fs.rmSync(ext, { recursive: true, force: true });
+  }
+}
