@@ -80,6 +80,8 @@ interface Execution {
   id: number;
   status: string;
   stoppedAt: string | null;
+  /** The error message of a failed execution. */
+  error?: string;
   /** Event ids the output node emitted (none: a duplicate the Verify node dropped). */
   eventIds: string[];
 }
@@ -94,7 +96,8 @@ export async function executionsSince(main: N8nInstance, p: FloodPath, sinceId: 
     for (const e of page.data) {
       if (Number(e.id) <= sinceId) return out;
       const items: Array<{ json: { id?: unknown } }> = e.data?.resultData?.runData?.[p.outputNode]?.[0]?.data?.main?.[0] ?? [];
-      out.push({ id: Number(e.id), status: e.status, stoppedAt: e.stoppedAt, eventIds: items.map((i) => String(i.json.id)) });
+      const error: string | undefined = e.data?.resultData?.error?.message;
+      out.push({ id: Number(e.id), status: e.status, stoppedAt: e.stoppedAt, eventIds: items.map((i) => String(i.json.id)), ...(error ? { error } : {}) });
     }
     if (!page.nextCursor || page.data.length === 0) return out;
     cursor = page.nextCursor;
@@ -115,7 +118,11 @@ export interface FloodResult {
   /** Every execution the flood started (for the Verify path, including the copies it dropped). */
   executionsStarted: number;
   failedExecutions: number;
+  /** Failed executions by error message. */
+  executionErrors: Record<string, number>;
   attempts: number;
+  /** Failed attempts by what the sender saw: an HTTP status, a network error code, or the timeout. */
+  attemptFailures: Record<string, number>;
   attemptsPerDelivery: number;
   timedOutAttempts: number;
   otherFailedAttempts: number;
@@ -128,6 +135,7 @@ export interface FloodResult {
   senderDoneSeconds: number;
 }
 
+const tally = (keys: string[]) => keys.reduce<Record<string, number>>((t, k) => ({ ...t, [k]: (t[k] ?? 0) + 1 }), {});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Issues `certificates` with send: true in bulk calls of 100, then counts until everything settled. */
@@ -202,6 +210,8 @@ export async function flood(main: N8nInstance, sb: Sandbox, p: FloodPath, certif
     lost: events.filter((e) => !runs.has(e.id)).length,
     executionsStarted: executions.length,
     failedExecutions: executions.filter((e) => e.status !== 'success').length,
+    executionErrors: tally(executions.filter((e) => e.status !== 'success').map((e) => `${e.status}: ${(e.error ?? '').slice(0, 160)}`)),
+    attemptFailures: tally(attempts.filter((a) => a.outcome !== 'succeeded').map((a) => (a.error?.startsWith('timeout') ? 'timeout' : String(a.status ?? a.error)))),
     attempts: attempts.length,
     attemptsPerDelivery: round(attempts.length / events.length, 3),
     timedOutAttempts: attempts.filter((a) => a.error?.startsWith('timeout')).length,

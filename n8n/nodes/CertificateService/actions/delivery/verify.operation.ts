@@ -95,9 +95,21 @@ function storeFor(context: IExecuteFunctions, recordInN8n: boolean): DeliverySto
 	const memory = processStore(`${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`);
 	if (!recordInN8n) return memory;
 	return {
-		claim: async (id) =>
-			(await memory.claim(id)) &&
-			(await context.helpers.checkProcessedAndRecord([id], 'node', { mode: 'entries', maxEntries: MEMORY_DELIVERIES })).new.length === 1,
+		claim: async (id) => {
+			if (!(await memory.claim(id))) return false;
+			try {
+				const { new: fresh } = await context.helpers.checkProcessedAndRecord([id], 'node', { mode: 'entries', maxEntries: MEMORY_DELIVERIES });
+				return fresh.length === 1;
+			} catch {
+				// n8n 2.41.1 inserts the store's first row, then rewrites it, with no lock
+				// (deduplication/deduplication-helper.js, handleHashedItems): two workers writing at
+				// once fail one of them on the unique key. The Webhook node has already answered 200,
+				// so failing here would lose the delivery for good (measured by P9 in queue mode).
+				// Taking it keeps at-least-once: at worst one duplicate, this process's memory still
+				// drops later copies.
+				return true;
+			}
+		},
 	};
 }
 
