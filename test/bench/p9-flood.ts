@@ -76,6 +76,20 @@ export async function setUpPath(main: N8nInstance, webhookBase: string, sb: Sand
   return { path, workflowId: wf.id, subscriptionId: sub.id, apiKey: ws.apiKey, outputNode: 'Verify' };
 }
 
+/**
+ * n8n's API calls time out after 60 s (the harness). Right after a flood, on a loaded machine,
+ * a page of executions can take longer; a read is safe to repeat, so it is tried 3 times.
+ */
+async function retried<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+
 interface Execution {
   id: number;
   status: string;
@@ -92,7 +106,7 @@ export async function executionsSince(main: N8nInstance, p: FloodPath, sinceId: 
   let cursor: string | undefined;
   for (;;) {
     const q = new URLSearchParams({ workflowId: p.workflowId, includeData: String(includeData), limit: '250', ...(cursor ? { cursor } : {}) });
-    const page = await main.api<{ data: any[]; nextCursor?: string | null }>('GET', `/executions?${q}`);
+    const page = await retried(() => main.api<{ data: any[]; nextCursor?: string | null }>('GET', `/executions?${q}`));
     for (const e of page.data) {
       if (Number(e.id) <= sinceId) return out;
       const items: Array<{ json: { id?: unknown } }> = e.data?.resultData?.runData?.[p.outputNode]?.[0]?.data?.main?.[0] ?? [];

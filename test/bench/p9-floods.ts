@@ -66,13 +66,17 @@ async function inMode(mode: Mode, ext: string, senders: Record<Sender, Sandbox>,
     for (const sender of ['capped', 'uncapped'] as const) {
       for (const p of ['trigger', 'verify'] as const) {
         const tag = `${mode}-${sender}-${p}`;
-        const setup = await setUpPath(main, webhookBase, senders[sender], p, tag, mode === 'queue' && p === 'verify');
         const before = loadavg();
-        const res = await flood(main, senders[sender], setup, certificates, (line) => log(`P9 ${tag}: ${line}`));
+        const stage = async <T>(what: string, fn: () => Promise<T>): Promise<T> =>
+          fn().catch((error: Error) => {
+            throw new Error(`${tag}, ${what} (load ${loadavg().join(' ')}): ${error.message}`);
+          });
+        const setup = await stage('setting up', () => setUpPath(main, webhookBase, senders[sender], p, tag, mode === 'queue' && p === 'verify'));
+        const res = await stage('flood', () => flood(main, senders[sender], setup, certificates, (line) => log(`P9 ${tag}: ${line}`)));
         const m: Measured = { ...res, mode, sender, idealSeconds: round(res.deliveries / p3Rate(p), 1), load: { before, after: loadavg() } };
         log(`P9 ${tag}: ${JSON.stringify(m)}`);
         out.push(m);
-        await main.unpublish(setup.workflowId); // the next flood has the instance to itself
+        await stage('unpublishing', () => main.unpublish(setup.workflowId)); // the next flood has the instance to itself
       }
     }
     return out;
