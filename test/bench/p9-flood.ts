@@ -77,15 +77,21 @@ export async function setUpPath(main: N8nInstance, webhookBase: string, sb: Sand
 }
 
 /**
- * n8n's API calls time out after 60 s (the harness). Right after a flood, on a loaded machine,
- * a page of executions can take longer; a read is safe to repeat, so it is tried 3 times.
+ * Reads of n8n's API during and right after a flood can fail for a while: the harness's 60 s
+ * timeout on a loaded machine, and in one process n8n answers 503 "Database is not ready!"
+ * while its SQLite connection check times out under the flood (measured). A read is safe to
+ * repeat, so it is retried every 2 s for up to 5 minutes; the failures are counted.
  */
+export const readFailures: string[] = [];
 async function retried<T>(read: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  const deadline = Date.now() + 300_000;
+  for (;;) {
     try {
       return await read();
     } catch (error) {
-      if (attempt >= 3) throw error;
+      readFailures.push((error as Error).message.slice(0, 200));
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 2_000));
     }
   }
 }

@@ -25,7 +25,7 @@ import { startQueueN8n, type QueueN8n } from '../e2e/queue/harness';
 import { createSandbox, type Sandbox } from '../sandbox';
 import { fmt } from './common';
 import { median, round, type Row } from './measure';
-import { flood, setUpPath, type FloodResult, type PathName } from './p9-flood';
+import { flood, readFailures, setUpPath, type FloodResult, type PathName } from './p9-flood';
 
 /** 1 min → 0.12 s, 24 h → 173 s: the whole 7-attempt schedule fits in 4.6 min. */
 export const TIME_SCALE = 0.002;
@@ -39,6 +39,9 @@ interface Measured extends FloodResult {
   sender: Sender;
   idealSeconds: number;
   load: { before: number[]; after: number[] };
+  /** Reads of n8n's execution API that failed and were retried (503s under the flood, timeouts). */
+  apiReadFailures: number;
+  apiReadFailureExample: string | null;
 }
 
 /** The path's deliveries/s in P3 (median of its rounds), from results.json. */
@@ -72,8 +75,9 @@ async function inMode(mode: Mode, ext: string, senders: Record<Sender, Sandbox>,
             throw new Error(`${tag}, ${what} (load ${loadavg().join(' ')}): ${error.message}`);
           });
         const setup = await stage('setting up', () => setUpPath(main, webhookBase, senders[sender], p, tag, mode === 'queue' && p === 'verify'));
+        readFailures.length = 0;
         const res = await stage('flood', () => flood(main, senders[sender], setup, certificates, (line) => log(`P9 ${tag}: ${line}`)));
-        const m: Measured = { ...res, mode, sender, idealSeconds: round(res.deliveries / p3Rate(p), 1), load: { before, after: loadavg() } };
+        const m: Measured = { ...res, mode, sender, idealSeconds: round(res.deliveries / p3Rate(p), 1), load: { before, after: loadavg() }, apiReadFailures: readFailures.length, apiReadFailureExample: readFailures[0] ?? null };
         log(`P9 ${tag}: ${JSON.stringify(m)}`);
         out.push(m);
         await stage('unpublishing', () => main.unpublish(setup.workflowId)); // the next flood has the instance to itself

@@ -54,6 +54,7 @@ describe('R9: faults in queue mode', () => {
   let workspaceId: string;
   let apiKey: string;
   let credential: { id: string; name: string };
+  const killed = new Set<N8nProcess>();
 
   beforeAll(async () => {
     ensurePackageBuilt();
@@ -130,6 +131,7 @@ describe('R9: faults in queue mode', () => {
     const worker = await until('the worker running it', 60_000, () => q.workers.find((w) => w.logs().includes(`Worker started execution ${first} `)));
     await until('half of the certificates', 120_000, () => sb.controls.certificates(batchId).length >= N / 2, 50);
     kill9(worker);
+    killed.add(worker);
     const killedAt = Date.now();
     const issuedAtKill = sb.controls.certificates(batchId).length;
     const failed = await finished(first, 150_000);
@@ -165,8 +167,7 @@ describe('R9: faults in queue mode', () => {
     expect(new Set(certificates.map((c) => c.email.toLowerCase())).size).toBe(N);
     expect(quota.used).toBe(N);
     await q.main.unpublish(wf.id);
-    await worker.restart(); // back to 2 workers for the next steps
-  });
+  }, 420_000);
 
   /** A published trigger for issued + sent; returns its workflow id and subscription. */
   async function publishTrigger(tag: string) {
@@ -202,16 +203,21 @@ describe('R9: faults in queue mode', () => {
   const failures = (attempts: Array<{ outcome: string; status?: number; error?: string }>) =>
     tally(attempts.filter((a) => a.outcome !== 'succeeded').map((a) => String(a.status ?? a.error)));
 
-  /** Executions per event id once the count held still for 5 s (none running). */
-  async function settledCounts(workflowId: string) {
-    let last = -1;
+  /**
+   * Executions per event id once nothing changed for 8 s (count and statuses). An execution a
+   * dead process had created but not enqueued stays "new" until main's queue recovery marks it
+   * crashed (scaling/scaling.service.js, recoverFromQueue, every 180 s): counted as stuck.
+   */
+  async function settledCounts(workflowId: string, timeoutMs = 120_000) {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
     let since = Date.now();
     for (;;) {
       const list = await allExecutions(q.main, workflowId);
-      const running = list.filter((e) => ['new', 'running', 'waiting'].includes(e.status)).length;
-      if (list.length !== last || running) [last, since] = [list.length, Date.now()];
-      else if (Date.now() - since > 5_000) return { list, counts: countByEvent(list.filter((e) => e.status === 'success')) };
-      if (Date.now() - since > 120_000) return { list, counts: countByEvent(list.filter((e) => e.status === 'success')), stuck: running };
+      const stuck = list.filter((e) => ['new', 'running', 'waiting'].includes(e.status)).length;
+      const now = `${list.length}/${stuck}`;
+      if (now !== last) [last, since] = [now, Date.now()];
+      if (Date.now() - since > 8_000 || Date.now() > deadline) return { list, counts: countByEvent(list.filter((e) => e.status === 'success')), stuck };
       await sleep(1_000);
     }
   }
@@ -229,17 +235,20 @@ describe('R9: faults in queue mode', () => {
     const before = await Promise.all(probes.map((p) => deliver(sub.url, sub.secret, p.event, p.deliveryId)));
     const onVictim = probes.filter((_, i) => before[i].servedBy === victimAddr);
 
-    const N = 150;
+    const N = 100;
     const events = await floodOf(N, 'wk');
     await until('a third of the flood delivered', 120_000, () => {
       const ids = new Set(events());
       return sb.controls.deliveries().filter((d) => d.subscriptionId === sub.id && ids.has(d.eventId) && d.outcome === 'succeeded').length >= (2 * N) / 3;
     }, 50);
     kill9(victim);
+    killed.add(victim);
     const killedAt = Date.now();
+    console.log(`[faults] webhook process on ${victimAddr} killed`);
     const attempts = await senderDone(sub.id, events, 2 * N);
+    console.log(`[faults] sender done ${seconds(killedAt)} s after the kill`);
     const after = await Promise.all(onVictim.map((p) => deliver(sub.url, sub.secret, p.event, p.deliveryId)));
-    const { counts } = await settledCounts(workflowId);
+    const { counts, stuck, list } = await settledCounts(workflowId);
     const ids = events();
     const runs = ids.map((id) => counts.get(id) ?? 0);
     const probeReruns = onVictim.filter((p) => (counts.get(p.event.id) ?? 0) > 1).length;
@@ -254,35 +263,39 @@ describe('R9: faults in queue mode', () => {
       probesOnVictim: `${onVictim.length}/${probes.length}`,
       probesMovedToTheOther: after.filter((s) => s.status === 200 && s.servedBy !== victimAddr && s.servedBy !== '').length,
       probesRunAgain: probeReruns,
+      executionsByStatus: tally(list.map((e) => e.status)),
+      stuckExecutions: stuck,
     });
     expect(runs.every((c) => c >= 1)).toBe(true);
     expect(onVictim.length).toBeGreaterThan(0);
     expect(after.every((s) => s.status === 200 && s.servedBy === `127.0.0.1:${q.webhooks[1].port}`)).toBe(true);
     await q.main.unpublish(workflowId);
-    await victim.restart();
-  });
+  }, 420_000);
 
   it('R9.3 restart Redis, then Postgres, while deliveries flow: what n8n does, what is lost, what the user must do', async () => {
     const { workflowId, sub } = await publishTrigger('restarts');
-    const N = 150;
+    const N = 100;
     const events = await floodOf(N, 'rs');
     const delivered = () => {
       const ids = new Set(events());
       return sb.controls.deliveries().filter((d) => d.subscriptionId === sub.id && ids.has(d.eventId) && d.outcome === 'succeeded').length;
     };
-    await until('some deliveries', 120_000, () => delivered() >= 60, 50);
+    await until('some deliveries', 120_000, () => delivered() >= 40, 50);
     let t = Date.now();
     await q.redis.restart();
     const redisSeconds = seconds(t);
-    await until('more deliveries', 120_000, () => delivered() >= 150, 50);
+    console.log(`[faults] redis restarted in ${redisSeconds} s`);
+    await until('more deliveries', 120_000, () => delivered() >= 100, 50);
     t = Date.now();
     await q.postgres.restart();
     const postgresSeconds = seconds(t);
+    console.log(`[faults] postgres restarted in ${postgresSeconds} s`);
     const attempts = await senderDone(sub.id, events, 2 * N);
     const { list, counts, stuck } = await settledCounts(workflowId);
     const ids = events();
     const runs = ids.map((id) => counts.get(id) ?? 0);
-    const processes = [q.main.process, ...q.workers, ...q.webhooks].map((p) => `${p.command}:${p.exited() ?? 'running'}`);
+    // The processes R9.1 and R9.2 killed stay down (restarting them costs minutes of CI).
+    const processes = [q.main.process, ...q.workers, ...q.webhooks].filter((p) => !killed.has(p)).map((p) => `${p.command}:${p.exited() ?? 'running'}`);
     // After both: does a new delivery still run, exactly once?
     const probe = await core.issueCertificate((await core.createBatch({ title: 'R9 after', designId: 'design_classic' })).id, { name: 'After', email: 'after@example.com' });
     const probeEvent = await until('the probe delivered', 60_000, () => sb.controls.events().find((e) => e.recipientId === probe.id && sb.controls.deliveries().some((d) => d.eventId === e.id && d.outcome !== 'retrying')));
@@ -304,5 +317,5 @@ describe('R9: faults in queue mode', () => {
     });
     expect(processes.every((p) => p.endsWith(':running'))).toBe(true);
     expect(afterwards.counts.get(probeEvent.id)).toBe(1);
-  });
+  }, 420_000);
 });
