@@ -100,18 +100,18 @@ function row(m: Measured): Row {
   const where = m.mode === 'single' ? 'one n8n process' : 'queue mode, 2 webhook processes (hash), 2 workers';
   const sender = m.sender === 'uncapped' ? 'sender uncapped' : `sender capped at ${DELIVERY_CONCURRENCY} in flight`;
   const once = m.executions === m.deliveries && m.lost === 0 && m.duplicates === 0;
-  const ratio = round(m.idealSeconds / m.allExecutedSeconds);
+  const ratio = m.lost ? null : round(m.idealSeconds / m.allExecutedSeconds);
   return {
     id: IDS[m.mode][m.path][m.sender],
     what: `flood: ${fmt(m.certificates)} certificates issued with send (${fmt(m.deliveries)} deliveries), ${pathName}, ${where}, ${sender}`,
-    ours: `${fmt(m.executions)} executions (${m.executionsPerDelivery} per delivery, ${m.duplicates} duplicates), ${m.lost} lost; ${m.attemptsPerDelivery} sender attempts per delivery (${fmt(m.timedOutAttempts)} timed out); all executed in ${m.allExecutedSeconds} s`,
+    ours: `${fmt(m.executions)} executions (${m.executionsPerDelivery} per delivery, ${m.duplicates} duplicates), ${m.lost} lost; ${m.attemptsPerDelivery} sender attempts per delivery (${fmt(m.timedOutAttempts)} timed out); ${m.lost ? 'not all executed' : `all executed in ${m.allExecutedSeconds} s`}`,
     baseline: `ideal ${m.idealSeconds} s (${fmt(m.deliveries)} ÷ the path's P3 rate)`,
     ratio,
     target: 'exactly 1 execution per delivery, 0 lost (time: informational)',
     met: once,
     note: once
       ? undefined
-      : `${m.duplicates} duplicate executions and ${m.lost} lost deliveries; ${fmt(m.timedOutAttempts)} attempts timed out at the sender (10 s), ${m.senderFailed} deliveries failed at the sender after 7 attempts.`,
+      : `${m.duplicates} duplicate executions; ${m.lost} deliveries ${m.settled ? 'never ran' : `had not run when counting stopped ${m.countedUntilSeconds} s after the bulk issue (${Math.round(m.countedUntilSeconds - m.senderDoneSeconds)} s after the sender gave up or finished; n8n was still working)`}. Sender: ${fmt(m.attempts)} attempts (${JSON.stringify(m.attemptFailures)}), ${m.senderFailed} deliveries given up after 7 attempts. Failed executions: ${JSON.stringify(m.executionErrors)}. Load average before/after: ${m.load.before[0]}/${m.load.after[0]} on ${os.cpus().length} CPUs.`,
     extra: { ...m },
   };
 }

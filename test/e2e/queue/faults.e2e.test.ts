@@ -213,7 +213,14 @@ describe('R9: faults in queue mode', () => {
     let last = '';
     let since = Date.now();
     for (;;) {
-      const list = await allExecutions(q.main, workflowId);
+      // After a Postgres restart main answers 503 "Database is not ready!" until its connection
+      // monitor's next ping succeeds (@n8n/db connection/db-connection-monitor.js, ping): retry.
+      const list = await allExecutions(q.main, workflowId).catch(() => undefined);
+      if (!list) {
+        if (Date.now() > deadline) throw new Error('n8n\'s API did not answer for 120 s');
+        await sleep(1_000);
+        continue;
+      }
       const stuck = list.filter((e) => ['new', 'running', 'waiting'].includes(e.status)).length;
       const now = `${list.length}/${stuck}`;
       if (now !== last) [last, since] = [now, Date.now()];
@@ -290,6 +297,10 @@ describe('R9: faults in queue mode', () => {
     await q.postgres.restart();
     const postgresSeconds = seconds(t);
     console.log(`[faults] postgres restarted in ${postgresSeconds} s`);
+    const apiAnswers = () => q.main.api('GET', '/executions?limit=1').then(() => true, () => false);
+    const apiDown = !(await apiAnswers());
+    await until('main\'s API to answer again', 120_000, apiAnswers, 250);
+    const apiBackSeconds = seconds(t);
     const attempts = await senderDone(sub.id, events, 2 * N);
     const { list, counts, stuck } = await settledCounts(workflowId);
     const ids = events();
@@ -304,6 +315,8 @@ describe('R9: faults in queue mode', () => {
       deliveries: ids.length,
       redisRestartSeconds: redisSeconds,
       postgresRestartSeconds: postgresSeconds,
+      mainApiDownAfterPostgresRestart: apiDown,
+      mainApiBackSecondsAfterPostgresRestart: apiBackSeconds,
       executedOnce: runs.filter((c) => c === 1).length,
       lost: runs.filter((c) => c === 0).length,
       duplicates: runs.reduce((n, c) => n + Math.max(0, c - 1), 0),
