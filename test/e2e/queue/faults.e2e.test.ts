@@ -276,6 +276,8 @@ describe('R9: faults in queue mode', () => {
     expect(runs.every((c) => c >= 1)).toBe(true);
     expect(onVictim.length).toBeGreaterThan(0);
     expect(after.every((s) => s.status === 200 && s.servedBy === `127.0.0.1:${q.webhooks[1].port}`)).toBe(true);
+    // Where it stops: ids the dead process had seen once were in its memory only.
+    expect(probeReruns).toBe(onVictim.length);
     await q.main.unpublish(workflowId);
   }, 420_000);
 
@@ -328,6 +330,7 @@ describe('R9: faults in queue mode', () => {
       processes,
       deliveryAfterwardsRuns: afterwards.counts.get(probeEvent.id) ?? 0,
     });
+    expect(runs.every((c) => c >= 1)).toBe(true); // nothing lost (duplicates: measured, above)
     expect(processes.every((p) => p.endsWith(':running'))).toBe(true);
     expect(afterwards.counts.get(probeEvent.id)).toBe(1);
   }, 420_000);
