@@ -135,6 +135,8 @@ export interface FloodResult {
   duplicates: number;
   /** Deliveries that had not run when counting stopped (with `settled`, never). */
   lost: number;
+  /** Of those, the ones the sender saw answered 2xx: accepted by n8n, then never run. */
+  lostAfter2xx: number;
   /** Every execution the flood started (for the Verify path, including the copies it dropped). */
   executionsStarted: number;
   failedExecutions: number;
@@ -242,6 +244,7 @@ export async function flood(main: N8nInstance, sb: Sandbox, p: FloodPath, certif
     executionsPerDelivery: round(ran / events.length, 3),
     duplicates: [...runs.values()].reduce((n, c) => n + c - 1, 0),
     lost: events.filter((e) => !runs.has(e.id)).length,
+    lostAfter2xx: events.filter((e) => !runs.has(e.id) && attempts.some((a) => a.eventId === e.id && a.outcome === 'succeeded')).length,
     executionsStarted: executions.length,
     failedExecutions: executions.filter((e) => e.status !== 'success').length,
     executionErrors: tally(executions.filter((e) => e.status !== 'success').map((e) => `${e.status}: ${(e.error ?? '').slice(0, 160)}`)),
