@@ -95,23 +95,26 @@ const IDS: Record<Mode, Record<PathName, Record<Sender, string>>> = {
   queue: { trigger: { uncapped: 'P9d', capped: 'P9e' }, verify: { uncapped: 'P9f', capped: 'P9g' } },
 };
 
-function row(m: Measured): Row {
+export function row(m: Measured): Row {
   const pathName = m.path === 'trigger' ? 'Certificate Service Trigger (v2)' : 'Webhook (Raw Body) → Delivery: Verify';
   const where = m.mode === 'single' ? 'one n8n process' : 'queue mode, 2 webhook processes (hash), 2 workers';
   const sender = m.sender === 'uncapped' ? 'sender uncapped' : `sender capped at ${DELIVERY_CONCURRENCY} in flight`;
   const once = m.executions === m.deliveries && m.lost === 0 && m.duplicates === 0;
-  const ratio = m.lost ? null : round(m.idealSeconds / m.allExecutedSeconds);
+  const started = m.executionsStarted > m.executions ? `; ${fmt(m.executionsStarted)} executions started, Verify dropped the copies` : '';
+  const clean = once && m.attempts === m.deliveries && m.failedExecutions === 0 && m.settled;
+  const details =
+    `Sender: ${fmt(m.attempts)} attempts (failed: ${JSON.stringify(m.attemptFailures)}), ${m.senderFailed} deliveries given up after 7 attempts. ` +
+    `Failed executions: ${JSON.stringify(m.executionErrors)}.${m.settled ? '' : ` Counting stopped ${m.countedUntilSeconds} s after the bulk issue, with executions still pending.`} ` +
+    `Load average (1 min) before/after: ${m.load.before[0]}/${m.load.after[0]} on ${os.cpus().length} CPUs.`;
   return {
     id: IDS[m.mode][m.path][m.sender],
     what: `flood: ${fmt(m.certificates)} certificates issued with send (${fmt(m.deliveries)} deliveries), ${pathName}, ${where}, ${sender}`,
-    ours: `${fmt(m.executions)} executions (${m.executionsPerDelivery} per delivery, ${m.duplicates} duplicates), ${m.lost} lost; ${m.attemptsPerDelivery} sender attempts per delivery (${fmt(m.timedOutAttempts)} timed out); ${m.lost ? 'not all executed' : `all executed in ${m.allExecutedSeconds} s`}`,
+    ours: `${fmt(m.executions)} deliveries run (${m.executionsPerDelivery} per delivery, ${m.duplicates} duplicates), ${fmt(m.lost)} lost${started}; ${m.attemptsPerDelivery} sender attempts per delivery (${fmt(m.timedOutAttempts)} timed out); ${m.lost ? 'not all executed' : `all executed in ${m.allExecutedSeconds} s`}`,
     baseline: `ideal ${m.idealSeconds} s (${fmt(m.deliveries)} ÷ the path's P3 rate)`,
-    ratio,
+    ratio: m.lost ? null : round(m.idealSeconds / m.allExecutedSeconds),
     target: 'exactly 1 execution per delivery, 0 lost (time: informational)',
     met: once,
-    note: once
-      ? undefined
-      : `${m.duplicates} duplicate executions; ${m.lost} deliveries ${m.settled ? 'never ran' : `had not run when counting stopped ${m.countedUntilSeconds} s after the bulk issue (${Math.round(m.countedUntilSeconds - m.senderDoneSeconds)} s after the sender gave up or finished; n8n was still working)`}. Sender: ${fmt(m.attempts)} attempts (${JSON.stringify(m.attemptFailures)}), ${m.senderFailed} deliveries given up after 7 attempts. Failed executions: ${JSON.stringify(m.executionErrors)}. Load average before/after: ${m.load.before[0]}/${m.load.after[0]} on ${os.cpus().length} CPUs.`,
+    note: clean ? undefined : `${once ? '' : `${m.duplicates} duplicate executions; ${fmt(m.lost)} deliveries never ran. `}${details}`,
     extra: { ...m },
   };
 }
@@ -130,7 +133,7 @@ export async function runP9(options: { quick?: boolean; log?: (line: string) => 
   try {
     const measured: Measured[] = [];
     for (const mode of ['single', 'queue'] as const) measured.push(...(await inMode(mode, ext, senders, certificates, log)));
-    return measured.map(row);
+    return measured.map((m) => row(m));
   } finally {
     await senders.uncapped.close();
     await senders.capped.close();
