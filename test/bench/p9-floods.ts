@@ -12,7 +12,8 @@
 // Each delivery must be answered within 10 s (the service's rule, not scaled); a failed
 // attempt is retried after 1 min, 5 min, 30 min, … × TIME_SCALE.
 //
-// Counted once the sender has nothing left to retry and n8n's executions settled:
+// Counted once the sender has nothing left to retry and n8n's executions settled (or 90 s after
+// the sender finished, when n8n is still working: the row says so):
 // executions per delivery (target exactly 1), deliveries lost (target 0), sender attempts
 // per delivery, and the time until every delivery had run once against the ideal, which is
 // deliveries ÷ the path's rate in P3 (results.json, same machine, concurrency 8).
