@@ -25,7 +25,7 @@ export function benchBlock(results: Record<string, Result>, missed: boolean): st
   const failed = rows.filter((r) => r.met === false);
   if (missed && failed.length) {
     lines.push('', 'Where a target is missed, in the words the benchmark wrote with its figures:', '');
-    for (const r of failed) lines.push(`- **${r.id}** (${r.ratio} against ${r.target}): ${r.note ?? 'no note was recorded.'}`);
+    for (const r of failed) lines.push(`- **${r.id}** (${r.ratio ?? 'no ratio'} against ${r.target}): ${r.note ?? 'no note was recorded.'}`);
   }
   return `${BEGIN}\n${lines.join('\n')}\n${END}`;
 }

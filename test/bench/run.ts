@@ -1,5 +1,5 @@
 // The benchmarks: `npm run bench` (builds first), or `npx tsx test/bench/run.ts [options]`.
-//   --only P1,P4   run only these (P1..P8, S = the sandbox's own benchmark, S3 = the SDK's transports)
+//   --only P1,P4   run only these (P1..P9, S = the sandbox's own benchmark, S3 = the SDK's transports)
 //   --quick        small N for a smoke run; written to results.local.json (git-ignored)
 //   --markdown     also print the table as Markdown (for the README)
 //   --print        print results.json as a Markdown table and exit (runs nothing)
@@ -17,6 +17,7 @@ import { runP5 } from './p5-zapier';
 import { runP6 } from './p6-pagination';
 import { runP7 } from './p7-shared-key';
 import { runP8 } from './p8-webhook-processes';
+import { runP9 } from './p9-floods';
 import { runS3 } from './s3-transport';
 import { runSandboxRows } from './sandbox-rows';
 import { writeReadmes } from './readme';
@@ -35,6 +36,7 @@ const BENCHES: Record<string, (o: RunOptions) => Promise<Row[]> | Row[]> = {
   P6: runP6,
   P7: runP7,
   P8: runP8,
+  P9: runP9,
   S: runSandboxRows,
   S3: runS3,
 };
@@ -87,7 +89,7 @@ export function markdownTable(rows: Row[]): string {
   ].join('\n');
 }
 
-const ORDER = ['P1', 'P2', 'P3', 'P3d', 'P3a', 'P3b', 'P3c', 'P3e', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'P7', 'P8', 'S1', 'S2', 'S3'];
+const ORDER = ['P1', 'P2', 'P3', 'P3d', 'P3a', 'P3b', 'P3c', 'P3e', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'P7', 'P8', 'P9', 'P9a', 'P9b', 'P9c', 'P9d', 'P9e', 'P9f', 'P9g', 'S1', 'S2', 'S3'];
 export const byId = (a: Row, b: Row) => (ORDER.indexOf(a.id) + 1 || 99) - (ORDER.indexOf(b.id) + 1 || 99) || a.id.localeCompare(b.id);
 
 async function main() {

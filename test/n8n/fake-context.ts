@@ -46,6 +46,8 @@ export interface FakeOptions {
 	node?: Partial<INode>;
 	/** n8n's deduplication store (checkProcessedAndRecord), as a set of recorded ids. */
 	processed?: Set<string>;
+	/** Makes checkProcessedAndRecord throw this message (a database error). */
+	processedFails?: string;
 	workflowId?: string;
 }
 
@@ -169,6 +171,7 @@ export function fakeExecute(options: FakeOptions): FakeExecute {
 			},
 			// As n8n's deduplication store in "entries" mode: new ids are recorded, known ones reported processed.
 			checkProcessedAndRecord: async (ids: string[]) => {
+				if (options.processedFails) throw new Error(options.processedFails);
 				const processed = options.processed ?? new Set<string>();
 				const fresh = ids.filter((id) => !processed.has(id));
 				for (const id of fresh) processed.add(id);

@@ -10,7 +10,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { flattenEvent, signPayload } from '@certificate-service/sdk/core';
 import type { WebhookEvent } from '@certificate-service/sdk/core';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
-import { resetDeliveryMemory } from '../../n8n/nodes/CertificateServiceTrigger/deliveries';
+import { isDuplicateDelivery, MEMORY_DELIVERIES, resetDeliveryMemory } from '../../n8n/nodes/CertificateServiceTrigger/deliveries';
 import { API, BASE, apiError, recipient } from './fixtures';
 import { fakeHook, fakeWebhook, rl } from './fake-context';
 import { setupNock } from '../support/nock';
@@ -387,5 +387,21 @@ describe('webhook()', () => {
 		const { context } = fakeWebhook({ params, rawBody: raw, headers: headersFor(raw), staticData: state() });
 		const result = await trigger.webhook.call(context);
 		expect(result.workflowData?.[0][0].json).toMatchObject({ type: 'certificate.viewed', viewer: { ip: '1.2.3.4' } });
+	});
+});
+
+describe('delivery memory sized for floods', () => {
+	beforeEach(() => resetDeliveryMemory());
+
+	it('a bulk issue of 10,000 with send (20,000 deliveries): a late retry of the first one is still a duplicate, the one before them is not', () => {
+		const staticData = {};
+		const ids = Array.from({ length: MEMORY_DELIVERIES }, (_, i) => `whd_flood_${i}`);
+		expect(isDuplicateDelivery('node', staticData, 'whd_before')).toBe(false);
+		for (const id of ids) expect(isDuplicateDelivery('node', staticData, id)).toBe(false);
+		expect(MEMORY_DELIVERIES).toBe(20_000);
+		// The retry of the flood's first delivery (its first answer came after the sender's 10 s)
+		expect(isDuplicateDelivery('node', staticData, ids[0])).toBe(true);
+		// One id more than the memory holds was evicted: it would run again
+		expect(isDuplicateDelivery('node', staticData, 'whd_before')).toBe(false);
 	});
 });

@@ -75,3 +75,9 @@ it("with Record Delivery IDs (n8n's deduplication store): a copy another process
 	expect(out.map((o) => o.json.id)).toEqual(['whe_2']);
 	expect([...processed].sort()).toEqual(['whd_whe_1', 'whd_whe_2']);
 });
+
+it("with Record Delivery IDs: when n8n's store fails (two workers inserting its first row at once), the delivery is still output, and a later copy is dropped by this process's memory", async () => {
+	const failing = { params: params({ recordInN8n: true }), processedFails: 'duplicate key value violates unique constraint "PK_processed_data"' };
+	expect((await run([webhookItem('whe_1')], failing)).out.map((o) => o.json.id)).toEqual(['whe_1']);
+	expect((await run([webhookItem('whe_1')], failing)).out).toEqual([]);
+});

@@ -4,8 +4,16 @@ import { DeliveryDeduper, type DeliveryStore } from '@certificate-service/sdk/co
 
 /** Delivery ids kept in the node's static data (small: it is saved with the workflow). */
 export const STORED_DELIVERIES = 200;
-/** Delivery ids kept in memory per trigger node. */
-const MEMORY_DELIVERIES = 1000;
+/**
+ * Delivery ids kept in memory per trigger node. Sized for floods, not for steady traffic: a
+ * bulk issue of 10,000 with send makes 20,000 deliveries within seconds, and the service
+ * retries each one that was answered late (after its 10 s timeout) even though this process
+ * had accepted it. With 1,000, the retry of one of a flood's first deliveries could come after
+ * more than 1,000 others and find its id evicted (test/n8n/trigger.test.ts; P9 in
+ * test/bench/p9-floods.ts measures floods of 2,000 with this size).
+ * About 100 bytes an id: 2 MB per node at most.
+ */
+export const MEMORY_DELIVERIES = 20_000;
 /** Trigger nodes remembered in memory; the least recently used one is dropped beyond this. */
 const MEMORY_NODES = 500;
 

@@ -14,6 +14,7 @@ const USAGE = `Usage: certsvc-sandbox [options]
   --rate-limit N[/ms]      another limit, e.g. 1000/60000
   --quota N                the demo workspace's certificate quota
   --time-scale X           run delivery retries and the rotation grace X times their real time
+  --delivery-concurrency N at most N delivery attempts in flight per subscription (default: no limit)
   --list-shape S           list wrapper to answer in: ${LIST_SHAPES.join(', ')}
   --recipient-order O      newest-first (default) or oldest-first, for recipient lists
   --no-seed                no demo workspace (and no demo key)
@@ -36,6 +37,7 @@ export function readFlags(argv: string[]): CliOptions | 'help' {
       'rate-limit': { type: 'string' },
       quota: { type: 'string' },
       'time-scale': { type: 'string' },
+      'delivery-concurrency': { type: 'string' },
       'list-shape': { type: 'string' },
       'recipient-order': { type: 'string' },
       'no-seed': { type: 'boolean' },
@@ -59,6 +61,7 @@ export function readFlags(argv: string[]): CliOptions | 'help' {
   }
   sandbox.quota = number('quota', values.quota);
   sandbox.timeScale = number('time-scale', values['time-scale']);
+  sandbox.deliveryConcurrency = number('delivery-concurrency', values['delivery-concurrency']);
   if (values['list-shape']) sandbox.listShape = values['list-shape'] as ListShape;
   if (values['recipient-order']) sandbox.recipientOrder = values['recipient-order'] as SandboxOptions['recipientOrder'];
   if (values['no-seed']) sandbox.seed = false;

@@ -42,6 +42,7 @@ export function createContext(options: ResolvedOptions): SandboxContext {
     timeScale: options.timeScale,
     timeoutMs: options.deliveryTimeoutMs,
     maxLog: options.maxLogEntries,
+    concurrency: options.deliveryConcurrency,
   });
   const events = new Events(ids, store, deliveries, options.maxLogEntries);
   const sb: SandboxContext = {

@@ -34,6 +34,8 @@ export interface DeliveryConfig {
   timeScale: number;
   timeoutMs: number;
   maxLog: number;
+  /** Attempts in flight at once per subscription; Infinity = no cap (see README, "deliveryConcurrency"). */
+  concurrency: number;
 }
 
 export class Deliveries {
@@ -47,6 +49,9 @@ export class Deliveries {
   private readonly httpAgent = new http.Agent({ keepAlive: false });
   private readonly httpsAgent = new https.Agent({ keepAlive: false });
   private readonly inflight = new Set<http.ClientRequest>();
+  /** Per subscription: attempts in flight, and the attempts waiting for a slot (FIFO). */
+  private readonly active = new Map<string, number>();
+  private readonly waiting = new Map<string, Array<() => void>>();
 
   constructor(
     private readonly ids: Ids,
@@ -73,6 +78,40 @@ export class Deliveries {
   }
 
   private async run(job: Job): Promise<void> {
+    if (this.closed || job.generation !== this.generation) return;
+    if (!Number.isFinite(this.config.concurrency)) return this.attempt(job);
+    // A capped sender: the attempt waits (unsigned, its timeout not started) for a free slot
+    // of its subscription, in arrival order, as retries do behind a flood.
+    const generation = this.generation;
+    await this.acquire(job.subscriptionId);
+    try {
+      await this.attempt(job);
+    } finally {
+      if (generation === this.generation) this.release(job.subscriptionId);
+    }
+  }
+
+  private acquire(subscriptionId: string): Promise<void> {
+    const n = this.active.get(subscriptionId) ?? 0;
+    if (n < this.config.concurrency) {
+      this.active.set(subscriptionId, n + 1);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const queue = this.waiting.get(subscriptionId) ?? [];
+      queue.push(resolve);
+      this.waiting.set(subscriptionId, queue);
+    });
+  }
+
+  /** Hands the slot to the next waiting attempt, or frees it. */
+  private release(subscriptionId: string): void {
+    const next = this.waiting.get(subscriptionId)?.shift();
+    if (next) return next();
+    this.active.set(subscriptionId, (this.active.get(subscriptionId) ?? 1) - 1);
+  }
+
+  private async attempt(job: Job): Promise<void> {
     if (this.closed || job.generation !== this.generation) return;
     const sub = this.store.subscriptions.get(job.subscriptionId);
     if (!sub) return this.finish(false); // unsubscribed meanwhile: nothing left to deliver to
@@ -200,6 +239,8 @@ export class Deliveries {
     this.log.length = 0;
     this.pendingJobs = 0;
     this.duplicates = 1;
+    this.active.clear();
+    this.waiting.clear(); // their jobs belong to the old generation and end when woken (never)
     for (const req of this.inflight) req.destroy();
     this.inflight.clear();
   }

@@ -43,6 +43,9 @@ function resolveOptions(options: SandboxOptions): ResolvedOptions {
   if (!(LIST_SHAPES as readonly string[]).includes(o.listShape)) throw validationError('listShape', `listShape must be one of ${LIST_SHAPES.join(', ')}.`);
   if (!(RECIPIENT_ORDERS as readonly string[]).includes(o.recipientOrder)) throw validationError('recipientOrder', `recipientOrder must be one of ${RECIPIENT_ORDERS.join(', ')}.`);
   if (!(o.timeScale > 0)) throw validationError('timeScale', 'timeScale must be > 0.');
+  if (!(o.deliveryConcurrency === Infinity || (Number.isInteger(o.deliveryConcurrency) && o.deliveryConcurrency >= 1))) {
+    throw validationError('deliveryConcurrency', 'deliveryConcurrency must be a whole number >= 1 (or Infinity: no cap).');
+  }
   if (!Number.isInteger(o.quota) || o.quota < 0) throw validationError('quota', 'quota must be an integer >= 0.');
   if (o.rateLimit && !(o.rateLimit.limit >= 1 && o.rateLimit.windowMs >= 1)) {
     throw validationError('rateLimit', 'rateLimit needs limit >= 1 and windowMs >= 1 (or false to disable).');

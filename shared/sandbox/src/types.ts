@@ -50,6 +50,11 @@ export interface SandboxOptions {
   rotationGraceMs?: number;
   /** Entries kept in the delivery and event logs (oldest dropped first). */
   maxLogEntries?: number;
+  /**
+   * Delivery attempts in flight at once per subscription; the others wait for a slot, in
+   * order. `Infinity` (default): every delivery is sent as soon as its event fires.
+   */
+  deliveryConcurrency?: number;
 }
 
 export type ResolvedOptions = Required<SandboxOptions>;
@@ -67,6 +72,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = {
   deliveryTimeoutMs: 10_000,
   rotationGraceMs: 24 * 60 * 60 * 1000,
   maxLogEntries: 50_000,
+  deliveryConcurrency: Infinity,
 };
 
 /** One webhook delivery attempt, as kept in the log returned by `controls.deliveries()`. */

@@ -14,6 +14,8 @@ export interface Service {
   port: number;
   logs(): string;
   stop(): Promise<void>;
+  /** Stops it (its stop signal) and starts it again with the same arguments: same port, same data. */
+  restart(): Promise<void>;
 }
 
 /** Starts `command` detached (own process group) and resolves once `isReady(log)` holds. */
@@ -26,23 +28,13 @@ async function daemon(
   opts: { cwd?: string; stopSignal?: NodeJS.Signals; timeoutMs?: number } = {},
 ): Promise<Service> {
   let log = '';
-  const child: ChildProcess = spawn(command, args, { cwd: opts.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let child!: ChildProcess;
+  let exited: string | undefined;
+  let exitPromise: Promise<void> = Promise.resolve();
   const append = (chunk: Buffer) => {
     log += chunk.toString();
     if (log.length > 500_000) log = log.slice(-250_000);
   };
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
-  let exited: string | undefined;
-  const exitPromise = new Promise<void>((resolve) =>
-    child.on('exit', (code, signal) => {
-      exited = `${name} exited (code ${code}, signal ${signal})`;
-      resolve();
-    }),
-  );
-  child.on('error', (error) => {
-    exited = `${name} could not start: ${error.message}`;
-  });
   const kill = (signal: NodeJS.Signals) => {
     try {
       if (child.pid) process.kill(-child.pid, signal);
@@ -51,31 +43,57 @@ async function daemon(
     }
   };
   const killOnExit = () => kill('SIGKILL');
-  process.on('exit', killOnExit);
+  const launch = () => {
+    exited = undefined;
+    child = spawn(command, args, { cwd: opts.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', append);
+    child.stderr!.on('data', append);
+    exitPromise = new Promise<void>((resolve) =>
+      child.on('exit', (code, signal) => {
+        exited = `${name} exited (code ${code}, signal ${signal})`;
+        resolve();
+      }),
+    );
+    child.on('error', (error) => {
+      exited = `${name} could not start: ${error.message}`;
+    });
+    process.on('exit', killOnExit);
+  };
+  const halt = async () => {
+    process.off('exit', killOnExit);
+    if (exited) return;
+    kill(opts.stopSignal ?? 'SIGTERM');
+    const timer = setTimeout(() => kill('SIGKILL'), 10_000);
+    await exitPromise;
+    clearTimeout(timer);
+  };
+  const ready = async () => {
+    const from = log.length; // a restart must say "ready" again
+    const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+    for (;;) {
+      if (exited) break;
+      if (await isReady(log.slice(from))) return;
+      if (Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await halt();
+    throw new Error(`${name} did not start: ${exited ?? 'timed out'}\n--- ${name} log ---\n${log.slice(-3000)}`);
+  };
   const service: Service = {
     name,
     port,
     logs: () => log,
-    async stop() {
-      process.off('exit', killOnExit);
-      if (exited) return;
-      kill(opts.stopSignal ?? 'SIGTERM');
-      const timer = setTimeout(() => kill('SIGKILL'), 10_000);
-      await exitPromise;
-      clearTimeout(timer);
+    stop: halt,
+    async restart() {
+      await halt();
+      launch();
+      await ready();
     },
   };
-  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
-  for (;;) {
-    if (exited) break;
-    if (await isReady(log)) return service;
-    if (Date.now() > deadline) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await service.stop();
-  throw new Error(`${name} did not start: ${exited ?? 'timed out'}\n--- ${name} log ---\n${log.slice(-3000)}`);
+  launch();
+  await ready();
+  return service;
 }
-
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -67,14 +67,18 @@ const displayOptions = { show: { resource: ['delivery'], operation: ['verify'] }
 
 export const description = updateDisplayOptions(displayOptions, properties);
 
-/** Delivery ids this process has seen, per node (at most 1,000 each, like the trigger's memory). */
+/**
+ * Delivery ids this process has seen, per node: the last 20,000 each, like the trigger's memory,
+ * so the late retries of a flood (2 deliveries per certificate of a bulk issue) still find theirs.
+ */
+const MEMORY_DELIVERIES = 20_000;
 const seen = new Map<string, DeliveryStore>();
 const MAX_NODES = 500;
 
 function processStore(key: string): DeliveryStore {
 	let store = seen.get(key);
 	if (!store) {
-		store = memoryStore(1000);
+		store = memoryStore(MEMORY_DELIVERIES);
 		seen.set(key, store);
 		while (seen.size > MAX_NODES) seen.delete(seen.keys().next().value as string);
 	}
@@ -91,9 +95,21 @@ function storeFor(context: IExecuteFunctions, recordInN8n: boolean): DeliverySto
 	const memory = processStore(`${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`);
 	if (!recordInN8n) return memory;
 	return {
-		claim: async (id) =>
-			(await memory.claim(id)) &&
-			(await context.helpers.checkProcessedAndRecord([id], 'node', { mode: 'entries', maxEntries: 10_000 })).new.length === 1,
+		claim: async (id) => {
+			if (!(await memory.claim(id))) return false;
+			try {
+				const { new: fresh } = await context.helpers.checkProcessedAndRecord([id], 'node', { mode: 'entries', maxEntries: MEMORY_DELIVERIES });
+				return fresh.length === 1;
+			} catch {
+				// n8n 2.41.1 inserts the store's first row, then rewrites it, with no lock
+				// (deduplication/deduplication-helper.js, handleHashedItems): two workers writing at
+				// once fail one of them on the unique key. The Webhook node has already answered 200,
+				// so failing here would lose the delivery for good (measured by P9 in queue mode).
+				// Taking it keeps at-least-once: at worst one duplicate, this process's memory still
+				// drops later copies.
+				return true;
+			}
+		},
 	};
 }
 
