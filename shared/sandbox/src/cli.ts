@@ -3,7 +3,7 @@
 // Prints the base URL and the demo key; `--deliver-to <url>` subscribes a local receiver to
 // every event and prints its signing secret once.
 import { parseArgs } from 'node:util';
-import { EVENT_TYPES } from '@certificate-service/sdk';
+import { createClient, EVENT_TYPES } from '@certificate-service/sdk';
 import { createSandbox, type ListShape, type SandboxOptions } from './index';
 import { LIST_SHAPES } from './types';
 
@@ -94,16 +94,13 @@ async function main(): Promise<void> {
     console.log(`  time     : delivery retries and the rotation grace run at ${sandbox.options.timeScale}× their real time`);
   }
   if (flags.deliverTo !== undefined) {
-    // Subscribed through the API, as an app would: the same checks, the secret shown once.
-    const res = await fetch(`${sandbox.baseUrl}/webhooks/subscriptions`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${sandbox.apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ url: flags.deliverTo, events: EVENT_TYPES }),
+    // Subscribed through the SDK, as an app would: the same checks, the secret shown once.
+    const client = createClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey ?? undefined });
+    const subscription = await client.createSubscription({ url: flags.deliverTo, events: [...EVENT_TYPES] }).catch((error: Error) => {
+      throw new Error(`--deliver-to ${flags.deliverTo}: ${error.message}`);
     });
-    const body = (await res.json()) as { id?: string; secret?: string; message?: string };
-    if (!res.ok) throw new Error(`--deliver-to ${flags.deliverTo}: ${body.message ?? `HTTP ${res.status}`}`);
-    console.log(`  delivers : every event to ${flags.deliverTo} (subscription ${body.id})`);
-    console.log(`  secret   : ${body.secret}  (shown once: verify deliveries with it)`);
+    console.log(`  delivers : every event to ${flags.deliverTo} (subscription ${subscription.id})`);
+    console.log(`  secret   : ${subscription.secret}  (shown once: verify deliveries with it)`);
   }
 }
 

@@ -16,7 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { freePort } from '../../support/net';
 import { ensureN8nInstalled, startN8n, type N8nInstance, type WorkflowJson } from './harness';
-import { ensurePackageBuilt, PACKAGE_DIR } from './package-setup';
+import { ensurePackageBuilt, PACKAGE_DIR, withDescendants } from './package-setup';
 
 jest.setTimeout(300_000);
 
@@ -54,7 +54,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await n8n?.stop(); // also deletes its user folder, the temp HOME
-  if (sandboxPid) killTree(sandboxPid);
+  // `npm exec` runs the bin in a child process: stop the whole tree (found through /proc).
+  for (const pid of sandboxPid ? withDescendants([sandboxPid]) : []) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.rmSync(home, { recursive: true, force: true });
 });
@@ -66,16 +73,6 @@ function createdBatch(): Record<string, unknown> {
   return JSON.parse(match[0]);
 }
 
-/** `npm exec` runs the bin in a child process: stop the whole tree. */
-function killTree(pid: number) {
-  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
-  for (const child of children) killTree(child);
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    // already gone
-  }
-}
 
 test('the shell block runs as written: the CLI creates a batch, the packed SDK answers from an app, the n8n package is in ~/.n8n/nodes', () => {
   expect({ status: script.status, stderr: script.status ? script.stderr.slice(-2000) : '' }).toEqual({ status: 0, stderr: '' });
