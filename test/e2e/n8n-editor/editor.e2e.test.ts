@@ -146,10 +146,15 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
         expect(text).not.toContain(sb.apiKey);
       }
 
-      // Back to the right key, so the other tests find a working credential.
+      // Back to the right key, so the other tests find a working credential. Once tested, n8n
+      // may keep the banner it replaces hidden for a moment (seen once in CI: the success text
+      // in the DOM, hidden, for 30 s), so this waits for the test call and the text itself.
       await apiKeyInput.fill(sb.apiKey);
+      authCalls = routeCount('POST /auth');
       await page.getByTestId('credential-save-button').click();
-      await modal.getByText('Connection tested successfully').waitFor();
+      await settle(async () => routeCount('POST /auth') > authCalls, true, 30_000);
+      expect(routeCount('POST /auth')).toBeGreaterThan(authCalls);
+      await modal.getByText('Connection tested successfully').waitFor({ state: 'attached' });
     }));
 
   test('issue: node creator search, Certificate → Issue, batch from the list, its design\'s variables as columns, Execute step shows the certificate', async () => {
