@@ -92,7 +92,7 @@ export class CertificateServiceApi implements ICredentialType {
 		},
 		// n8n shows a rule's message when the test's status matches; otherwise only the status text.
 		rules: [
-			{ type: 'responseCode', properties: { value: 401, message: hintFor('INVALID_API_KEY', 401) } },
+			{ type: 'responseCode', properties: { value: 401, message: `The service does not recognize the API key. ${hintFor('INVALID_API_KEY', 401)}` } },
 			{
 				type: 'responseCode',
 				properties: {

@@ -3,12 +3,13 @@
  * a signing secret planted in them) answer list, bulk and single calls. Properties:
  * - no run issues after a read of the batch that the core could not read;
  * - no error or outcome contains the key or the secret (message, detail, cause, JSON, inspect);
- * - nothing throws anything but a CertificateServiceError.
+ * - nothing throws anything but a CertificateServiceError, whatever the transport throws itself;
+ * - an issue call whose transport threw is never repeated.
  * RUNS runs per property; the seed is printed by fast-check on a failure, so any counterexample replays.
  */
 import fc from 'fast-check';
 import { inspect } from 'node:util';
-import { CertificateServiceClient, CertificateServiceError, type HttpRequest, type HttpResponse, type ItemOutcome } from '@certificate-service/sdk/core';
+import { CertificateServiceClient, CertificateServiceError, type HttpRequest, type HttpResponse, type IssueOutcome } from '@certificate-service/sdk/core';
 import { describeList } from '../../shared/sdk/src/decode';
 
 const RUNS = 1500;
@@ -79,7 +80,7 @@ async function settle<T>(call: () => Promise<T>): Promise<T | CertificateService
   }
 }
 
-const outcomesClean = (outcomes: ItemOutcome[] | CertificateServiceError) => {
+const outcomesClean = (outcomes: IssueOutcome[] | CertificateServiceError) => {
   if (Array.isArray(outcomes)) for (const o of outcomes) if (!o.ok) clean(o.error);
 };
 const parse = (body: string): unknown => {
@@ -148,4 +149,45 @@ test(`single resources: a value with an id, or an error (${RUNS} runs)`, async (
     }),
     { numRuns: RUNS },
   );
+});
+
+/** What a host's HTTP function may throw of its own: any value, often quoting the request it was given. */
+const thrown: fc.Arbitrary<unknown> = fc.oneof(
+  fc.tuple(text, fc.option(fc.string({ maxLength: 12 })), fc.constantFrom('Error', 'TypeError', 'ThrottledError', 'NodeApiError')).map(([message, code, name]) => {
+    const error = new Error(message);
+    error.name = name;
+    if (code !== null) Object.assign(error, { code, config: { headers: { Authorization: `Bearer ${KEY}` } } });
+    return error;
+  }),
+  text,
+  json,
+  fc.constant(undefined),
+);
+
+test(`a transport's own error leaves as a CertificateServiceError, redacted, and an issue call is not repeated (${RUNS} runs)`, async () => {
+  let transportErrors = 0;
+  await fc.assert(
+    fc.asyncProperty(thrown, async (value) => {
+      const requests: HttpRequest[] = [];
+      const client = new CertificateServiceClient({
+        baseUrl: 'https://certs.example.com',
+        apiKey: KEY,
+        secrets: [HOST_SECRET],
+        sleep: async () => undefined,
+        transport: async (request) => {
+          requests.push(request);
+          throw value;
+        },
+      });
+      const got = await settle(() => client.getBatch('b1'));
+      if (got instanceof CertificateServiceError && got.code === 'TRANSPORT_ERROR') transportErrors++;
+      requests.length = 0;
+      const [outcome] = (await settle(() => client.issueMany([{ batchId: 'b1', name: 'A', email: 'a@x.test' }], { skipExisting: false }))) as IssueOutcome[];
+      outcomesClean([outcome]);
+      expect(requests).toHaveLength(1); // a POST whose fate is unknown is never sent again
+      expect(outcome.ok).toBe(false);
+    }),
+    { numRuns: RUNS },
+  );
+  expect(transportErrors).toBeGreaterThan(RUNS / 2);
 });

@@ -1,5 +1,6 @@
 import { CertificateServiceError } from '@certificate-service/sdk/core';
 import { netError, reply, scripted } from './scripted';
+import { KEY, recipient } from './helpers';
 
 const ok = reply(200, { id: 'b1' });
 const limited = (after: string) => reply(429, { error: 'RATE_LIMITED', message: 'Too many requests' }, { 'Retry-After': after });
@@ -70,7 +71,7 @@ test('bulk issue after a reset: no retry, every item of that call is outcome unk
   const items = Array.from({ length: 150 }, (_, i) => ({ batchId: 'b1', name: `P${i}`, email: `p${i}@example.com` }));
   const second = Array.from({ length: 50 }, (_, i) => ({ id: `rec_${i}`, certificateId: `CERT-2026-1-${i}` }));
   const s = scripted([netError('ECONNRESET'), reply(201, { data: second })]);
-  const out = await s.client.issueMany(items);
+  const out = await s.client.issueMany(items, { skipExisting: false });
   expect(s.requests).toHaveLength(2);
   expect(out.slice(0, 100).every((o) => !o.ok && o.error.outcomeUnknown)).toBe(true);
   expect(!out[7].ok && out[7].error.message).toContain('p7@example.com');
@@ -96,10 +97,55 @@ test('paces proactively: waits for the window reset when RateLimit-Remaining is 
   expect(s.client.rateLimit).toMatchObject({ limit: 120, remaining: 119 });
 });
 
-test('a host error that is not a network failure passes through unchanged', async () => {
-  class ThrottledError extends Error {}
-  const s = scripted([new ThrottledError('slow down')]);
-  await expect(s.client.getBatch('b1')).rejects.toBeInstanceOf(ThrottledError);
+describe("a transport's own error (not a network failure)", () => {
+  class HostLimitError extends Error {
+    override name = 'HostLimitError';
+  }
+
+  test('leaves as a TRANSPORT_ERROR (phase transport, with a hint), not repeated, the key taken out', async () => {
+    const s = scripted([new HostLimitError(`refused: Authorization: Bearer ${KEY} is over the limit`)]);
+    const error = await s.client.getBatch('b1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CertificateServiceError);
+    expect(error).toMatchObject({ code: 'TRANSPORT_ERROR', phase: 'transport', outcomeUnknown: false });
+    expect((error as CertificateServiceError).message).toMatch(/^GET \/batches\/b1: the HTTP layer failed before an answer could be read \(HostLimitError: refused/);
+    expect((error as CertificateServiceError).hint).toMatch(/not repeated/);
+    expect(JSON.stringify({ ...(error as object), message: (error as Error).message, cause: String((error as Error).cause) })).not.toContain(KEY);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  test('on an issue call its outcome is unknown, and it is not repeated', async () => {
+    const s = scripted([new HostLimitError('boom')]);
+    const outcomes = await s.client.issueMany([{ batchId: 'b1', name: 'A', email: 'a@example.com' }], { skipExisting: false });
+    expect(outcomes[0]).toMatchObject({ kind: 'unknown', error: { code: 'TRANSPORT_ERROR', phase: 'transport', outcomeUnknown: true } });
+    expect(s.requests).toHaveLength(1);
+  });
+});
+
+describe('a base URL where nothing answers fails fast, saying so', () => {
+  test.each<[string, number, number]>([
+    // code, attempts, waited (ms)
+    ['ECONNREFUSED', 3, 1500],
+    ['ENOTFOUND', 1, 0],
+    ['UND_ERR_CONNECT_TIMEOUT', 1, 0],
+  ])('%s: %i attempts, %i ms of backoff', async (code, attempts, waited) => {
+    const s = scripted(Array.from({ length: 6 }, () => netError(code)));
+    const error = (await s.client.auth().catch((e: unknown) => e)) as CertificateServiceError;
+    expect(s.requests).toHaveLength(attempts);
+    expect(s.sleeps.reduce((a, b) => a + b, 0)).toBe(waited);
+    expect(error.message).toMatch(/^POST \/auth could not connect to https:\/\/certs\.example\.com/);
+    expect(error.hintTopic).toBe('unreachable');
+    expect(error.hint).toMatch(/^Nothing was sent\. Check the base URL/);
+  });
+
+  test('an issue call that could not connect was not sent: its outcome is known, and it is tried again', async () => {
+    const s = scripted([netError('ECONNREFUSED'), reply(201, recipient(0))]);
+    const outcomes = await s.client.issueMany([{ batchId: 'b1', name: 'A', email: 'a@example.com' }], { skipExisting: false });
+    expect(outcomes[0]).toMatchObject({ kind: 'issued' });
+    expect(s.requests).toHaveLength(2);
+    const refused = scripted(Array.from({ length: 3 }, () => netError('ECONNREFUSED')));
+    const [failed] = await refused.client.issueMany([{ batchId: 'b1', name: 'A', email: 'a@example.com' }], { skipExisting: false });
+    expect(failed).toMatchObject({ kind: 'failed', error: { code: 'NETWORK_ERROR', outcomeUnknown: false } });
+  });
 });
 
 test('POST /auth changes nothing, so it is retried like a GET after a 5xx', async () => {

@@ -37,11 +37,11 @@ describe.each(PAGED_SHAPES)('list shape %s', (shape) => {
     const { ws, client, batchId } = await setup();
     const items = people(250).map((p) => ({ ...p, batchId }));
     const first = await client.issueMany(items, { skipExisting: true });
-    expect(first.filter((o) => o.ok && !o.skipped)).toHaveLength(250);
+    expect(first.filter((o) => o.kind === 'issued')).toHaveLength(250);
 
     sb.controls.resetCounters();
     const again = await client.issueMany(items.map((it) => ({ ...it, email: it.email.toUpperCase() })), { skipExisting: true });
-    expect(again.every((o) => o.ok && o.skipped)).toBe(true);
+    expect(again.every((o) => o.kind === 'skipped')).toBe(true);
     expect(again.map((o) => (o.ok ? o.recipient.certificateId : ''))).toEqual(first.map((o) => (o.ok ? o.recipient.certificateId : '')));
     expect(issueCalls(byRoute())).toBe(0);
     expect(listCalls(byRoute())).toBe(3);
@@ -53,8 +53,8 @@ describe.each(PAGED_SHAPES)('list shape %s', (shape) => {
     await client.issueMany(people(120).map((p) => ({ ...p, batchId })));
     sb.controls.resetCounters();
     const out = await client.issueMany(people(300).map((p) => ({ ...p, batchId })), { skipExisting: true });
-    expect(out.filter((o) => o.ok && o.skipped)).toHaveLength(120);
-    expect(out.filter((o) => o.ok && !o.skipped)).toHaveLength(180);
+    expect(out.filter((o) => o.kind === 'skipped')).toHaveLength(120);
+    expect(out.filter((o) => o.kind === 'issued')).toHaveLength(180);
     expect(issueCalls(byRoute())).toBe(2); // 100 + 80
     expect(sb.controls.quota(ws.workspaceId).used).toBe(300);
   });
@@ -69,15 +69,15 @@ describe.each(PAGED_SHAPES)('list shape %s', (shape) => {
       ],
       { skipExisting: true },
     );
-    expect(out.map((o) => o.ok && !!o.skipped)).toEqual([false, true, false]);
+    expect(out.map((o) => o.kind === 'skipped')).toEqual([false, true, false]);
     expect(out[1].ok && out[0].ok && out[1].recipient.id).toBe(out[0].ok && out[0].recipient.id);
     expect(sb.controls.quota(ws.workspaceId).used).toBe(2);
   });
 
-  test('without skipExisting nothing is read first (the default stays one request per 100)', async () => {
+  test('with skipExisting: false nothing is read first (one request per 100)', async () => {
     const { client, batchId } = await setup();
     sb.controls.resetCounters();
-    await client.issueMany(people(5).map((p) => ({ ...p, batchId })));
+    await client.issueMany(people(5).map((p) => ({ ...p, batchId })), { skipExisting: false });
     expect(listCalls(byRoute())).toBe(0);
     expect(issueCalls(byRoute())).toBe(1);
   });
@@ -91,8 +91,8 @@ describe('list shape bare (no cursor, no end marker)', () => {
     const { ws, client, batchId } = await setup();
     await client.issueMany(people(40).map((p) => ({ ...p, batchId })));
     const out = await client.issueMany(people(60).map((p) => ({ ...p, batchId })), { skipExisting: true });
-    expect(out.filter((o) => o.ok && o.skipped)).toHaveLength(40);
-    expect(out.filter((o) => o.ok && !o.skipped)).toHaveLength(20);
+    expect(out.filter((o) => o.kind === 'skipped')).toHaveLength(40);
+    expect(out.filter((o) => o.kind === 'issued')).toHaveLength(20);
     expect(sb.controls.quota(ws.workspaceId).used).toBe(60);
   });
 
@@ -122,7 +122,7 @@ describe.each(UNKNOWN_LIST_SHAPES)('a list shape no code knows: %s', (shape) => 
     expect(sb.controls.quota(ws.workspaceId).used).toBe(3);
     for (const o of out) {
       expect(o).toMatchObject({ ok: false, error: { code: 'UNEXPECTED_RESPONSE', phase: 'response', outcomeUnknown: false } });
-      expect(!o.ok && o.error.message).toMatch(/not issued, because the batch could not be read.*GET \/batches\/\{batchId\}\/recipients answered 200/);
+      expect(!o.ok && o.error.message).toMatch(/not issued, because batch \S+ could not be read to skip the certificates it already has.*GET \/batches\/\{batchId\}\/recipients answered 200/);
     }
     expect(!out[0].ok && out[0].error.message).toMatch(shape === 'html_page' ? /\(text\/html\) with an HTML page/ : shape === 'entries' ? /keys "entries", "continuation"/ : /keys "payload"/);
     await expect(client.findRecipientByEmail(batchId, 'learner0@example.com')).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE' });

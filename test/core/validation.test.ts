@@ -62,9 +62,13 @@ test.each(['', 'certs.example.com', 'http://certs.example.com', 'ftp://x.test', 
   expect(() => normaliseBaseUrl(input)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', detail: { field: 'baseUrl' } }));
 });
 
-test('issueMany with stopOnInvalid throws for the first bad item before any request', async () => {
+test('issueMany with stopOnInvalid sends and reads nothing: the bad item is invalid, the others not sent because of it', async () => {
   const s = scripted([]);
   const items = [{ batchId: 'b1', name: 'A', email: 'a@example.com' }, { batchId: 'b1', name: 'B', email: 'bad' }];
-  await expect(s.client.issueMany(items, { stopOnInvalid: true })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', detail: { field: 'email', index: 1 } });
-  expect(s.requests).toHaveLength(0);
+  const outcomes = await s.client.issueMany(items, { stopOnInvalid: true });
+  expect(outcomes).toMatchObject([
+    { kind: 'notSent', reason: 'stopOnInvalid', because: 1, error: { code: 'NOT_SENT', phase: 'validation' } },
+    { kind: 'invalid', error: { code: 'VALIDATION_ERROR', field: 'email' } },
+  ]);
+  expect(s.requests).toHaveLength(0); // skip-existing is on by default, and the batch is not read either
 });

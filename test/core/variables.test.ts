@@ -163,18 +163,22 @@ describe('issueMany with the batch\'s variables', () => {
       [
         { batchId: 'batch_1', name: 'A', email: 'a@example.com' },
         { batchId: 'batch_1', name: 'B', email: 'b@example.com', data: { course: '' } },
-      ],
-      { data: { course: 'Shared' }, variables: vars },
-    );
+      ], { skipExisting: false, data: { course: 'Shared' }, variables: vars },);
     expect(outcomes[0].ok).toBe(true);
     expect(outcomes[1]).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR', field: 'data.course' } });
     scope.done();
   });
 
-  test('with stopOnInvalid: throws naming the item, before any request', async () => {
+  test('with stopOnInvalid: the item ends invalid naming the variable, the others are not sent, no request', async () => {
     const { client } = makeClient();
-    await expect(
-      client.issueMany([{ batchId: 'batch_1', name: 'A', email: 'a@example.com' }], { variables: vars, stopOnInvalid: true }),
-    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', field: 'data.course', detail: { index: 0 } });
+    const outcomes = await client.issueMany(
+      [
+        { batchId: 'batch_1', name: 'A', email: 'a@example.com', data: { course: 'Maths' } },
+        { batchId: 'batch_1', name: 'B', email: 'b@example.com' },
+      ],
+      { skipExisting: false, variables: vars, stopOnInvalid: true },
+    );
+    expect(outcomes[1]).toMatchObject({ kind: 'invalid', error: { code: 'VALIDATION_ERROR', field: 'data.course' } });
+    expect(outcomes[0]).toMatchObject({ kind: 'notSent', reason: 'stopOnInvalid', because: 1 });
   });
 });

@@ -470,7 +470,7 @@ describe('errors', () => {
 		});
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect((error as NodeApiError).message).not.toContain(TEST_CREDENTIALS.apiKey);
-		expect((error as NodeApiError).description).toMatch(/INVALID_API_KEY.*check that it was copied completely.*Put the key in the Certificate Service API credential/);
+		expect((error as NodeApiError).description).toMatch(/INVALID_API_KEY.*Copy the whole key again.*Put the key in the Certificate Service API credential/);
 	});
 
 	it('bad input is a NodeOperationError naming the item, and nothing is sent', async () => {

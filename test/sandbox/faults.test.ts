@@ -77,6 +77,26 @@ test("'delay' holds the request, then processes it normally", async () => {
   expect(Date.now() - quick).toBeLessThan(250);
 });
 
+test("'delay': a request whose client left during the delay is still processed, as a service finishes what it received", async () => {
+  const batchId = (await api.post('/batches', { title: 'D', designId: 'design_classic' })).body.id;
+  sb.controls.injectFaults({ kind: 'delay', delayMs: 400, match: { method: 'POST', path: '^/batches/[^/]+/recipients/bulk$' } });
+  const recipients = [0, 1, 2].map((i) => ({ name: `Left ${i}`, email: `left${i}@example.com` }));
+  const abandoned = new AbortController();
+  const sent = fetch(`${sb.baseUrl}/batches/${batchId}/recipients/bulk`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${api.key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ recipients }),
+    signal: abandoned.signal,
+  }).catch((e: unknown) => e);
+  await new Promise((r) => setTimeout(r, 100));
+  abandoned.abort(); // the client leaves while the request is held
+  expect(await sent).toMatchObject({ name: 'AbortError' });
+  expect((await api.get(`/batches/${batchId}/recipients`)).body.data).toHaveLength(0); // not yet
+  await new Promise((r) => setTimeout(r, 500));
+  expect((await api.get(`/batches/${batchId}/recipients`)).body.data.map((r: { email: string }) => r.email).sort()).toEqual(recipients.map((r) => r.email));
+  expect(sb.controls.quota(workspaceId).used).toBe(3);
+});
+
 test("'reset-after-commit': the client sees a socket error but the certificate WAS issued", async () => {
   const batchId = (await api.post('/batches', { title: 'R', designId: 'design_classic' })).body.id;
   sb.controls.injectFaults({ kind: 'reset-after-commit', match: { method: 'POST', path: '^/batches/[^/]+/recipients$' } });

@@ -9,6 +9,7 @@ import { parse } from 'csv-parse/sync';
 import { CertificateServiceError, createClient, signPayload } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { CLI, ensureBuilt } from './built';
+import { freePort } from '../support/net';
 
 // Each CLI run is a fresh Node process (about 0.5 s here on a busy machine).
 jest.setTimeout(60_000);
@@ -66,7 +67,7 @@ test('issue: 250 rows in 3 bulk calls; the second run issues 0 and skips 250', a
   const first = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
   expect(first.code).toBe(0);
   // One read of the (empty) batch for skip-existing, then 3 bulk calls of 100, 100, 50.
-  expect(lastLine(first.stdout)).toEqual({ issued: 250, skipped: 0, failed: 0, invalid: 0, requests: 4 });
+  expect(lastLine(first.stdout)).toEqual({ issued: 250, skipped: 0, failed: 0, invalid: 0, requests: 4, unknown: 0, notSent: 0 });
   expect(count(BULK)).toBe(3);
   expect(sb.controls.counters().requests.total).toBe(4);
   expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
@@ -74,7 +75,7 @@ test('issue: 250 rows in 3 bulk calls; the second run issues 0 and skips 250', a
   sb.controls.resetCounters();
   const second = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
   expect(second.code).toBe(0);
-  expect(lastLine(second.stdout)).toEqual({ issued: 0, skipped: 250, failed: 0, invalid: 0, requests: 3 });
+  expect(lastLine(second.stdout)).toEqual({ issued: 0, skipped: 250, failed: 0, invalid: 0, requests: 3, unknown: 0, notSent: 0 });
   expect(count(/^POST/)).toBe(0);
   expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
 
@@ -93,13 +94,13 @@ test('--no-skip-existing issues again without reading the batch', async () => {
   const ws = await workspace();
   const csv = writeCsv('3.csv', ['email,name', 'a@example.com,A', 'b@example.com,B', 'a@example.com,A again'].join('\n'));
   const first = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
-  expect(lastLine(first.stdout)).toEqual({ issued: 2, skipped: 1, failed: 0, invalid: 0, requests: 2 });
+  expect(lastLine(first.stdout)).toEqual({ issued: 2, skipped: 1, failed: 0, invalid: 0, requests: 2, unknown: 0, notSent: 0 });
   // A repeated email is named by its line (the header is line 1).
   expect(first.stderr).toContain('line 4 repeats the email of line 2 (a@example.com): issued once; line 4 gets the same certificate.');
   sb.controls.resetCounters();
   const again = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--no-skip-existing'], { CERTSVC_API_KEY: ws.apiKey });
   expect(again.stderr).toContain('line 4 repeats the email of line 2 (a@example.com): with --no-skip-existing it is issued twice.');
-  expect(lastLine(again.stdout)).toEqual({ issued: 3, skipped: 0, failed: 0, invalid: 0, requests: 1 });
+  expect(lastLine(again.stdout)).toEqual({ issued: 3, skipped: 0, failed: 0, invalid: 0, requests: 1, unknown: 0, notSent: 0 });
   expect(count(/^GET/)).toBe(0);
 });
 
@@ -129,18 +130,18 @@ test('rows that fail: exit 1, each in --errors as CSV, outcome-unknown ones flag
   const r = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
   sb.controls.clearFaults();
   expect(r.code).toBe(1);
-  expect(lastLine(r.stdout)).toEqual({ issued: 150, skipped: 0, failed: 100, invalid: 0, requests: 4 });
+  expect(lastLine(r.stdout)).toEqual({ issued: 150, skipped: 0, failed: 0, invalid: 0, requests: 4, unknown: 100, notSent: 0 });
   expect(r.stderr).toMatch(/100 rows not issued; see .*errors\.csv/);
   expect(r.stderr).toMatch(/unknown outcome.*Run the same command again/);
   const failed = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
   expect(failed).toHaveLength(100);
-  expect(failed[0]).toMatchObject({ line: '102', name: 'Learner 100', email: 'learner100@example.com', outcomeUnknown: 'true' }); // booleans as true/false, not csv-stringify's 1 and ''
+  expect(failed[0]).toMatchObject({ line: '102', name: 'Learner 100', email: 'learner100@example.com', outcome: 'unknown', outcomeUnknown: 'true' }); // booleans as true/false, not csv-stringify's 1 and ''
   expect(failed[0].message).toMatch(/^learner100@example.com: Outcome unknown: POST .* was sent but no reliable answer came back/);
 
   const again = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
   expect(again.code).toBe(0);
-  expect(lastLine(again.stdout)).toEqual({ issued: 100, skipped: 150, failed: 0, invalid: 0, requests: 3 }); // 2 list pages + 1 bulk call
-  expect(fs.readFileSync(errors, 'utf8')).toBe('line,name,email,code,message,outcomeUnknown\n');
+  expect(lastLine(again.stdout)).toEqual({ issued: 100, skipped: 150, failed: 0, invalid: 0, requests: 3, unknown: 0, notSent: 0 }); // 2 list pages + 1 bulk call
+  expect(fs.readFileSync(errors, 'utf8')).toBe('line,name,email,outcome,code,message,outcomeUnknown\n');
 }, 60_000);
 
 test('usage errors exit 2 before any request; a refused key or an unknown batch exits 1; the key is never printed', async () => {
@@ -159,7 +160,7 @@ test('usage errors exit 2 before any request; a refused key or an unknown batch 
   const refused = await certsvc(['auth', '--api-key', bad], { CERTSVC_API_KEY: ws.apiKey });
   expect(refused.code).toBe(1);
   expect(refused.stderr).toMatch(/INVALID_API_KEY|invalid|API key/i);
-  expect(refused.stderr).toMatch(/\nThe API key is not recognized: check that it was copied completely.* Set the key in CERTSVC_API_KEY/); // the hint, on its own line
+  expect(refused.stderr).toMatch(/\nCopy the whole key again, or make a new one under Settings → API keys.* Set the key in CERTSVC_API_KEY/); // the hint, on its own line
   expect(refused.stdout + refused.stderr).not.toContain(bad);
 
   const csv = writeCsv('one.csv', 'name,email\nA,a@example.com\n');
@@ -246,7 +247,7 @@ test('--skip-invalid issues the valid rows and writes the invalid ones to --erro
   const errors = path.join(dir, 'mixed-errors.csv');
   const lenient = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--skip-invalid', '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
   expect(lenient.code).toBe(1);
-  expect(lastLine(lenient.stdout)).toEqual({ issued: 2, skipped: 0, failed: 0, invalid: 2, requests: 2 });
+  expect(lastLine(lenient.stdout)).toEqual({ issued: 2, skipped: 0, failed: 0, invalid: 2, requests: 2, unknown: 0, notSent: 0 });
   const written = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
   expect(written.map((r) => [r.line, r.code])).toEqual([['3', 'VALIDATION_ERROR'], ['4', 'VALIDATION_ERROR']]);
   expect(written[1].email).toBe('not-an-email');
@@ -255,8 +256,40 @@ test('--skip-invalid issues the valid rows and writes the invalid ones to --erro
 test('an https:// URL pointed at a plain-http server says so in words, and sends nothing', async () => {
   const ws = await workspace();
   const run = await certsvc(['auth'], { CERTSVC_API_KEY: ws.apiKey, CERTSVC_BASE_URL: sb.baseUrl.replace('http://', 'https://') });
-  expect(run.code).toBe(2);
-  expect(run.stderr).toMatch(/^certsvc: https:\/\/127\.0\.0\.1:\d+ did not answer in TLS \(HTTPS\): is it a plain http:\/\/ server, such as a local sandbox\? Then use http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toMatch(/^certsvc: POST \/auth could not connect to https:\/\/127\.0\.0\.1:\d+ \(.*\)\.\nNothing was sent\. The server did not answer in TLS \(HTTPS\): is it a plain http:\/\/ server, such as a local sandbox\?/);
+});
+
+describe('a base URL where nothing answers', () => {
+  const auth = async (baseUrl: string) => {
+    const ws = sb.controls.createWorkspace();
+    const started = Date.now();
+    const run = await certsvc(['auth'], { CERTSVC_API_KEY: ws.apiKey, CERTSVC_BASE_URL: baseUrl });
+    return { ...run, ms: Date.now() - started };
+  };
+
+  test('a closed port: exit 1 within 3 s, naming the address, with a hint about the base URL and the sandbox', async () => {
+    const port = await freePort(); // free now, so nothing listens there
+    const run = await auth(`http://127.0.0.1:${port}/api/v1`);
+    expect(run.code).toBe(1);
+    expect(run.ms).toBeLessThan(3_000);
+    expect(run.stderr).toMatch(new RegExp(`^certsvc: POST /auth could not connect to http://127\\.0\\.0\\.1:${port} \\(.*ECONNREFUSED.*\\)\\.\\n`));
+    expect(run.stderr).toMatch(/Nothing was sent\. Check the base URL .* Check CERTSVC_BASE_URL \(or --base-url\); the local sandbox answers at http:\/\/127\.0\.0\.1:4010\/api\/v1 once started/);
+  });
+
+  test('an address that never answers (its connections are never accepted): exit 1 within 15 s, with the same hint', async () => {
+    // A listener whose accept queue is full: the kernel drops further connection attempts, as a firewall would.
+    const blackhole = spawn('python3', ['-c', "import socket,time\ns=socket.socket();s.bind(('127.0.0.1',0));s.listen(0)\np=s.getsockname()[1]\nf=[socket.socket() for _ in range(4)]\nfor c in f:\n c.setblocking(False)\n try: c.connect(('127.0.0.1',p))\n except BlockingIOError: pass\nprint(p,flush=True)\ntime.sleep(60)"]);
+    try {
+      const port = await new Promise<number>((resolve) => blackhole.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
+      const run = await auth(`http://127.0.0.1:${port}/api/v1`);
+      expect(run.code).toBe(1);
+      expect(run.ms).toBeLessThan(15_000);
+      expect(run.stderr).toMatch(/^certsvc: POST \/auth could not connect to http:\/\/127\.0\.0\.1:\d+ \(.*\)\.\nNothing was sent\. Check the base URL/);
+    } finally {
+      blackhole.kill();
+    }
+  });
 });
 
 describe('verify', () => {
@@ -311,7 +344,7 @@ describe('on a terminal', () => {
       expect(out).toMatch(/\] 0\/250 · rate limit: waiting \d s/);
       expect(out).toMatch(/\] 200\/250 · rate limit: waiting \d s/);
       expect(out).toMatch(/\[#{24}\] 250\/250/);
-      expect(lastLine(out.replace(/\r/g, ''))).toEqual({ issued: 250, skipped: 0, failed: 0, invalid: 0, requests: 4 });
+      expect(lastLine(out.replace(/\r/g, ''))).toEqual({ issued: 250, skipped: 0, failed: 0, invalid: 0, requests: 4, unknown: 0, notSent: 0 });
       expect(out).not.toContain(apiKey);
     } finally {
       await limited.close();

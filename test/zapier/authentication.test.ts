@@ -33,9 +33,9 @@ describe('authentication', () => {
   });
 
   it.each([
-    ['INVALID_API_KEY', /not recognized/],
-    ['EXPIRED_API_KEY', /expired/],
-    ['MISSING_API_KEY', /No API key/],
+    ['INVALID_API_KEY', /Copy the whole key again/],
+    ['EXPIRED_API_KEY', /Make a new key/],
+    ['MISSING_API_KEY', /Keys are made under/],
   ])('a 401 %s fails the test with a clear message, code and status 401', async (code, text) => {
     api().post('/api/v1/auth').reply(401, { error: code, message: 'nope', detail: {} });
     const error = await caught(test({ apiKey: API_KEY, baseUrl: BASE_URL }));

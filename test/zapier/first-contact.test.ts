@@ -36,7 +36,7 @@ describe.each(unknownBodies)('the batch list answers %s', (_name, list, answer, 
     const post = noIssue();
     const error = await caught(run('creates.issue_certificate.operation.perform', { inputData: { batch_id: 'batch_1', name: 'A', email: 'a@example.com', skip_existing: 'true' } }));
     expect(error.name).toBe('HaltedError');
-    expect(error.firstLine).toMatch(/not issued, because the batch could not be read/);
+    expect(error.firstLine).toMatch(/not issued, because batch batch_1 could not be read to skip the certificates it already has/);
     expect(error.firstLine).toMatch(said);
     expect(post.isDone()).toBe(false);
   });
@@ -47,7 +47,7 @@ describe.each(unknownBodies)('the batch list answers %s', (_name, list, answer, 
     const recipients = [0, 1, 2].map((i) => ({ name: `P${i}`, email: `p${i}@example.com` }));
     const error = await caught(run('creates.issue_certificates_bulk.operation.perform', { inputData: { batch_id: 'batch_1', recipients } }));
     expect(error.name).toBe('HaltedError');
-    expect(error.firstLine).toMatch(/^No certificate was issued\. line 1: p0@example.com: not issued, because the batch could not be read/);
+    expect(error.firstLine).toMatch(/^No certificate was issued\. lines 1-3: GET \/batches\/\{batchId\}\/recipients answered 200/); // said once, for every line
     expect(post.isDone()).toBe(false);
   });
 });

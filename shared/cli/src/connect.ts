@@ -1,6 +1,9 @@
 import { CertificateServiceClient, createUndiciTransport, type HttpRequest, type HttpResponse, type Transport } from '@certificate-service/sdk';
 import { UsageError } from './usage-error';
 
+/** How long `certsvc` waits for a connection before saying nothing answers. */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
 export interface ConnectionFlags {
   apiKey?: string;
   baseUrl?: string;
@@ -20,22 +23,15 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
   const baseUrl = flags.baseUrl ?? env.CERTSVC_BASE_URL;
   if (!apiKey?.trim()) throw new UsageError('No API key: set CERTSVC_API_KEY or pass --api-key.');
   if (!baseUrl?.trim()) throw new UsageError('No service URL: set CERTSVC_BASE_URL (e.g. https://<your service host>/api/v1) or pass --base-url.');
-  const undici = createUndiciTransport();
+  // A shorter connect timeout than the SDK's 10 s: someone is waiting at the terminal, and an
+  // address that never answers should say so soon (with a hint about the base URL).
+  const undici = createUndiciTransport({ connectTimeoutMs: CONNECT_TIMEOUT_MS });
   let count = 0;
   let waitingUntil: number | undefined;
   // Every attempt counts, retries included: it is what the rate limit counts.
   const transport: Transport = async (request) => {
     count++;
-    const response = await undici(request).catch((error: unknown) => {
-      // An https:// URL pointed at a server that speaks plain HTTP fails in the TLS handshake,
-      // before anything is sent; OpenSSL's words ("packet length too long") do not say so.
-      const code = (error as { code?: unknown })?.code;
-      if (typeof code === 'string' && code.startsWith('ERR_SSL_')) {
-        const origin = new URL(request.url).origin;
-        throw new UsageError(`${origin} did not answer in TLS (HTTPS): is it a plain http:// server, such as a local sandbox? Then use http://${new URL(request.url).host}/api/v1 (http:// is allowed only for localhost). Nothing was sent. (${code})`);
-      }
-      throw error;
-    });
+    const response = await undici(request);
     observe?.(request, response);
     return response;
   };

@@ -29,12 +29,19 @@ export function createServer(sb: SandboxContext, controls: SandboxControls, info
     sb.counters.request(match ? `${method} ${match.route.pattern}` : `${method} (unmatched)`);
     const bearer = bearerToken(req);
 
+    // The body is read first: a request that arrived whole is processed even when its client
+    // leaves during a delay, as a real service finishes what it received (a socket closed later
+    // does not undo it).
+    const received = readBody(req).then(
+      (raw) => ({ raw }),
+      (error: unknown) => ({ error }),
+    );
     const fault = sb.faults.take(method, rel, path);
     let resetAfterCommit = false;
     if (fault) {
       sb.counters.faultsInjected++;
       // A plain timer, not sb.timers: reset() must not strand a request mid-delay.
-      if (fault.kind === 'delay') await new Promise((r) => setTimeout(r, fault.delayMs).unref());
+      if (fault.kind === 'delay') await Promise.all([received, new Promise((r) => setTimeout(r, fault.delayMs).unref())]);
       else if (fault.kind === 'reset-after-commit') resetAfterCommit = true;
       else return sendFault(req, res, fault, sb.rateLimiter.peek(bearer));
     }
@@ -42,7 +49,9 @@ export function createServer(sb: SandboxContext, controls: SandboxControls, info
     let headers: Headers = rateLimitHeaders(sb.rateLimiter.peek(null));
     const reply = await (async (): Promise<Reply> => {
       try {
-        const raw = await readBody(req);
+        const read = await received;
+        if ('error' in read) throw read.error;
+        const raw = read.raw;
         const ws = authenticate(sb, bearer, req);
         // Rate limit is per key, so it is counted only once the key is known.
         const limit = sb.rateLimiter.consume(bearer!);

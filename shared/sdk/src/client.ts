@@ -1,5 +1,4 @@
 import { normaliseBaseUrl } from './base-url';
-import type { ItemOutcome } from './bulk';
 import { one } from './decode';
 import { CertificateServiceError, redactError, SecretSet } from './errors';
 import type { RateLimitState } from './rate-limit';
@@ -8,8 +7,8 @@ import type { Api } from './client/api';
 import * as batches from './client/batches';
 import * as certificates from './client/certificates';
 import * as designs from './client/designs';
-import * as issuing from './client/issuing';
-import { issueMany, type IssueItem, type IssueManyOptions } from './client/issue-many';
+import * as issuing from './issue';
+import type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview } from './issue';
 import * as recipients from './client/recipients';
 import * as poll from './client/poll';
 import * as subscriptions from './client/subscriptions';
@@ -18,7 +17,7 @@ import type { ActionResult, Batch, Design, EventType, IssueInput, Page, Recipien
 
 export type { ListOptions, BatchListOptions } from './client/batches';
 export type { RecipientListOptions } from './client/recipients';
-export type { IssueItem, IssueManyOptions } from './client/issue-many';
+export type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview, PreviewOutcome } from './issue';
 export type { PollEvent, PollState, PollOptions, PollResult, PollAllOptions, PollAllResult, ListOrder } from './client/poll';
 export type ClientOptions = RequesterOptions;
 
@@ -72,8 +71,18 @@ export class CertificateServiceClient {
     }
   }
 
-  async #exitOutcomes(run: (api: Api) => Promise<ItemOutcome[]>): Promise<ItemOutcome[]> {
-    return (await this.#exit(run)).map((o) => (o.ok ? o : { ok: false, error: this.#scrub(o.error) as CertificateServiceError }));
+  #scrubOutcome<O extends { ok: boolean; error?: unknown }>(o: O): O {
+    return o.ok || !(o.error instanceof CertificateServiceError) ? o : { ...o, error: this.#scrub(o.error) };
+  }
+
+  async #exitOutcomes<O extends { ok: boolean; error?: unknown }>(run: (api: Api) => Promise<O[]>): Promise<O[]> {
+    return (await this.#exit(run)).map((o) => this.#scrubOutcome(o));
+  }
+
+  /** A host's callback sees only redacted outcomes, like the answer. */
+  #exitOptions(options: IssueManyOptions | undefined): IssueManyOptions | undefined {
+    const onOutcomes = options?.onOutcomes;
+    return onOutcomes ? { ...options, onOutcomes: (settled) => onOutcomes(settled.map(([i, o]) => [i, this.#scrubOutcome(o)])) } : options;
   }
 
   /** Checks run when the iterator is made; errors thrown while iterating are redacted too. */
@@ -145,17 +154,25 @@ export class CertificateServiceClient {
   getRecipient(batchId: string, recipientId: string): Promise<Recipient> {
     return this.#exit((api) => recipients.getRecipient(api, batchId, recipientId));
   }
-  /** Issues one certificate (uses one quota unit). Never retried after an unknown outcome. */
+  /** One certificate, one request (one quota unit); no skip-existing. Never retried after an unknown outcome. */
   issueCertificate(batchId: string, input: IssueInput, options?: { send?: boolean }): Promise<Recipient> {
     return this.#exit((api) => issuing.issueCertificate(api, batchId, input, options));
   }
-  /** One bulk call of at most 100: each item's certificate or error, in input order. */
-  bulkIssue(batchId: string, inputs: IssueInput[], options?: { send?: boolean }): Promise<ItemOutcome[]> {
+  /** One bulk call of at most 100: each recipient's outcome (issued, failed, unknown), in input order. */
+  bulkIssue(batchId: string, inputs: IssueInput[], options?: { send?: boolean }): Promise<IssueOutcome[]> {
     return this.#exitOutcomes((api) => issuing.bulkIssue(api, batchId, inputs, options));
   }
-  /** Any number of certificates in as few calls as possible; see issue-many.ts. */
-  issueMany(items: IssueItem[], options?: IssueManyOptions): Promise<ItemOutcome[]> {
-    return this.#exitOutcomes((api) => issueMany(api, items, options));
+  /**
+   * Any number of certificates, in as few calls as possible, each item ending with an outcome;
+   * skip-existing is on unless `skipExisting: false`. The one issue plan: see issue/index.ts.
+   */
+  issueMany(items: IssueItem[], options?: IssueManyOptions): Promise<IssueOutcome[]> {
+    return this.#exitOutcomes((api) => issuing.issueMany(api, items, this.#exitOptions(options)));
+  }
+  /** What issueMany would do with these items (the same reads), without writing anything. */
+  async previewIssue(items: IssueItem[], options?: Omit<IssueManyOptions, 'onCall' | 'onOutcomes' | 'onProgress'>): Promise<IssuePreview> {
+    const preview = await this.#exit((api) => issuing.previewIssue(api, items, options));
+    return { ...preview, outcomes: preview.outcomes.map((o) => this.#scrubOutcome(o)) };
   }
   /** The certificate issued to `email` in a batch, or null only after the whole batch was read. */
   findRecipientByEmail(batchId: string, email: string): Promise<Recipient | null> {

@@ -13,11 +13,12 @@ export const SERVICE_ERROR_CODES = [
 ] as const;
 export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
 /**
- * NOT_SENT: issueMany's stopOnError held the item back after an earlier failure.
+ * NOT_SENT: issueMany held the item back (an earlier failure, an invalid item, a cancelled run).
  * UNEXPECTED_RESPONSE: a 2xx answer the core cannot read (a wrapper it does not know, an HTML
  * page from a proxy); nothing was assumed from it, and an issue call's outcome is unknown.
+ * TRANSPORT_ERROR: the host's HTTP function threw something that is not a network failure.
  */
-export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'UNKNOWN' | 'NOT_SENT' | 'UNEXPECTED_RESPONSE';
+export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'UNKNOWN' | 'NOT_SENT' | 'UNEXPECTED_RESPONSE' | 'TRANSPORT_ERROR';
 export type ErrorCode = ServiceErrorCode | ClientErrorCode;
 /** A known code, or one the service sent that this version does not know (kept as sent). */
 export type AnyErrorCode = ErrorCode | (string & {});
@@ -25,11 +26,12 @@ export type AnyErrorCode = ErrorCode | (string & {});
 /**
  * Where a call failed:
  * - `validation`: the input was refused before anything was sent;
- * - `request`: it was sent, and no reliable answer came back (network error, timeout, or a
+ * - `request`: no reliable answer came back (no connection, a network error, a timeout, or a
  *   5xx to a call that is not repeated);
+ * - `transport`: the host's HTTP function failed in a way of its own (not a network failure);
  * - `response`: the service answered with an error.
  */
-export type ErrorPhase = 'validation' | 'request' | 'response';
+export type ErrorPhase = 'validation' | 'request' | 'transport' | 'response';
 
 /** Which request failed, so an "outcome unknown" error names what may have happened. */
 export interface RequestIdentity {
@@ -100,7 +102,11 @@ function redactValue(value: unknown, secrets: ReadonlyArray<string | undefined>,
   if (depth > maxDepth) return '[nested too deep]';
   if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets, depth + 1, maxDepth, shapes));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[redact(k, secrets, shapes)] = redactValue(v, secrets, depth + 1, maxDepth, shapes);
+  // defineProperty, not `out[k] =`: a key `__proto__` (JSON.parse makes it an own key) stays data
+  // instead of replacing the copy's prototype and vanishing.
+  for (const [k, v] of Object.entries(value)) {
+    Object.defineProperty(out, redact(k, secrets, shapes), { value: redactValue(v, secrets, depth + 1, maxDepth, shapes), enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }
 
@@ -135,16 +141,18 @@ function redactCause(cause: unknown, secrets: ReadonlyArray<string | undefined>,
 // Each host (Zapier app, n8n node, CLI) adds its own words (where the key goes, which
 // trigger holds what) from its own table, keyed by `hintTopic`.
 const KEYS_PAGE = 'Settings → API keys in the Certificate Service web app';
+// What to do, not what happened: the message (the service's, or FALLBACK_MESSAGES) says that,
+// so the user does not read "not recognized" twice.
 const AUTH_HINTS: Partial<Record<AnyErrorCode, string>> = {
-  MISSING_API_KEY: `No API key was sent. Keys are made under ${KEYS_PAGE}.`,
-  INVALID_API_KEY: `The API key is not recognized: check that it was copied completely, or create a new one under ${KEYS_PAGE}.`,
-  EXPIRED_API_KEY: `The API key has expired: create a new one under ${KEYS_PAGE}.`,
+  MISSING_API_KEY: `Keys are made under ${KEYS_PAGE}.`,
+  INVALID_API_KEY: `Copy the whole key again, or make a new one under ${KEYS_PAGE}.`,
+  EXPIRED_API_KEY: `Make a new key under ${KEYS_PAGE}.`,
 };
 const DEFAULT_RATE_LIMIT = 120; // spec section 8: 120 requests per minute per API key
 const SUBSCRIPTION_LIMIT = 20; // spec section 8: webhook subscriptions per workspace
 
 /** What a hint is about, for hosts that add their own words to it. */
-export type HintTopic = 'auth' | 'outcome-unknown' | 'subscription-limit' | 'rate-limit' | 'unexpected-response';
+export type HintTopic = 'auth' | 'outcome-unknown' | 'subscription-limit' | 'rate-limit' | 'unexpected-response' | 'unreachable';
 
 /** Each instant trigger that is on holds one subscription, so a full workspace blocks the next one; polling triggers hold none. */
 function subscriptionLimitHint(detail: Record<string, unknown>): string {
@@ -212,6 +220,7 @@ export class CertificateServiceError extends Error {
     if (this.code === 'PLAN_LIMIT_EXCEEDED' && this.request?.method === 'POST' && this.request.path === '/webhooks/subscriptions') return 'subscription-limit';
     if (this.isRateLimited) return 'rate-limit';
     if (this.code === 'UNEXPECTED_RESPONSE') return 'unexpected-response';
+    if (this.detail.connect !== undefined) return 'unreachable';
     return undefined;
   }
 
@@ -229,6 +238,15 @@ export class CertificateServiceError extends Error {
       const wait = this.retryAfterSeconds !== undefined ? `in ${this.retryAfterSeconds} s` : 'in a minute';
       return `The rate limit was reached: the service allows ${this.rateLimit ?? DEFAULT_RATE_LIMIT} requests per minute per API key. Try again ${wait}, or spread the work out.`;
     }
+    if (this.hintTopic === 'unreachable') {
+      // An https:// URL pointed at a plain-http server fails in the TLS handshake; OpenSSL's
+      // words ("packet length too long") do not say so.
+      if (String(this.detail.connect).startsWith('ERR_SSL_')) {
+        return 'Nothing was sent. The server did not answer in TLS (HTTPS): is it a plain http:// server, such as a local sandbox? Then use an http:// base URL (allowed only for localhost).';
+      }
+      return 'Nothing was sent. Check the base URL (it ends in /api/v1) and that the service can be reached from here.';
+    }
+    if (this.code === 'TRANSPORT_ERROR') return 'It was not repeated. The HTTP layer of the host running this connector failed; try again, and report it if it persists.';
     if (this.code === 'UNEXPECTED_RESPONSE') {
       return 'Nothing was assumed from that answer. Check that the Base URL is the Certificate Service API (it ends in /api/v1), not a proxy or a sign-in page; if it is, the service has changed how it answers: report this message to the connector\'s maintainers.';
     }
@@ -287,9 +305,9 @@ function codeForStatus(status: number): ErrorCode {
 
 // Facts only: what to do next is the error's hint.
 const FALLBACK_MESSAGES: Partial<Record<AnyErrorCode, string>> = {
-  MISSING_API_KEY: 'The service refused the request: no API key.',
-  INVALID_API_KEY: 'The service refused the API key.',
-  EXPIRED_API_KEY: 'The service refused the API key: it has expired.',
+  MISSING_API_KEY: 'The service refused the request: no API key was sent.',
+  INVALID_API_KEY: 'The service does not recognize the API key.',
+  EXPIRED_API_KEY: 'The API key has expired.',
   RATE_LIMITED: 'Too many requests with this API key.',
 };
 

@@ -12,6 +12,9 @@ export {
   type RecipientListOptions,
   type IssueItem,
   type IssueManyOptions,
+  type IssueOutcome,
+  type IssuePreview,
+  type PreviewOutcome,
   type PollEvent,
   type PollState,
   type PollOptions,
@@ -23,8 +26,13 @@ export {
 export { POLL_EVENTS, POLL_EVENT_TYPES, pollFilter, polledEvent } from './client/poll';
 export type { RetryOptions } from './retry';
 export type { RateLimitState } from './rate-limit';
-export type { ItemOutcome } from './bulk';
+// Issuing: one outcome per item, a union on `kind`; counts and the distinct problems for reports.
+export { countOutcomes, outcomeProblems, ISSUE_OUTCOME_KINDS, type IssueOutcomeKind, type OutcomeCounts, type OutcomeProblem } from './issue/outcome';
+/** @deprecated in 0.3.0, removed in 0.4.0: the outcome union is now named IssueOutcome (switch on `kind`). */
+export type { IssueOutcome as ItemOutcome } from './issue/outcome';
 export { normaliseBaseUrl } from './base-url';
+// The one email key (trimmed, lower-cased): how skip-existing and find-by-email compare emails.
+export { emailKey } from './client/recipients';
 export { collect, MAX_PAGE_SIZE } from './pagination';
 // Checks a host runs itself, before any call: a trigger compares the events it is set to
 // with its subscription's; an update is checked before the certificate it applies to is

@@ -52,13 +52,33 @@ const NETWORK_CODES = new Set([
   'ERR_SOCKET_CONNECTION_TIMEOUT',
 ]);
 
+/**
+ * Failures before a connection was made: nothing was sent, so even a POST that issues may be tried
+ * again, and the outcome of the call is known (not applied). A connect timeout is among them, but
+ * not repeated: it has already waited the transport's connect timeout. So is a failed TLS
+ * handshake (`ERR_SSL_…`): an https:// URL pointed at a plain-http server fails there.
+ */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
+
+/** The code of the first cause (hosts wrap them differently) that says no connection was made, if any. */
+export function connectFailure(error: unknown): string | undefined {
+  let e: unknown = error;
+  for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const { code } = e as { code?: unknown };
+    if (typeof code === 'string' && (CONNECT_CODES.has(code) || code.startsWith('ERR_SSL_'))) return code;
+    if (e instanceof Error && e.name === 'ConnectTimeoutError') return 'UND_ERR_CONNECT_TIMEOUT';
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 /** Finds a network failure in an error or its causes (hosts wrap them differently). */
 export function classifyNetworkError(error: unknown): 'TIMEOUT' | 'NETWORK_ERROR' | undefined {
   let e: unknown = error;
   for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
     const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
     if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return 'TIMEOUT';
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return 'NETWORK_ERROR';
+    if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('ERR_SSL_'))) return 'NETWORK_ERROR';
     if (name === 'TimeoutError' || name === 'AbortError') return 'TIMEOUT';
     if (typeof message === 'string' && /socket hang up|other side closed|fetch failed/i.test(message)) return 'NETWORK_ERROR';
     e = (e as { cause?: unknown }).cause;
@@ -129,15 +149,20 @@ export class Requester {
         response = await this.options.transport(request);
       } catch (error) {
         const failure = classifyNetworkError(error);
-        if (!failure) throw error; // a host's own error (e.g. Zapier's ThrottledError) passes through unchanged
-        const decision = retryDecision({ method: spec.method, safeToRepeat: spec.safeToRepeat, attempt, waitedMs: waited, result: { kind: 'network', failure }, options: this.retry });
+        // Anything else a host's HTTP function throws is not a network failure we understand: it
+        // leaves as a CertificateServiceError (redacted at the client's exit), and is not repeated.
+        if (!failure) throw this.transportError(error, identity, repeatable);
+        const connect = connectFailure(error);
+        const result: AttemptResult = { kind: 'network', failure, ...(connect ? { connect } : {}) };
+        const decision = retryDecision({ method: spec.method, safeToRepeat: spec.safeToRepeat, attempt, waitedMs: waited, result, options: this.retry });
         if (decision.retry) {
           await this.sleep(decision.delayMs);
           waited += decision.delayMs;
-          unsure = true;
+          if (!connect) unsure = true;
           continue;
         }
-        throw this.networkError(failure, error, identity, repeatable);
+        // Nothing was sent when the connection failed, so the outcome is known unless an earlier attempt got further.
+        throw this.networkError(failure, error, identity, repeatable || (connect !== undefined && !unsure));
       }
 
       const now = this.now();
@@ -188,13 +213,29 @@ export class Requester {
     return wait;
   }
 
-  private networkError(kind: 'TIMEOUT' | 'NETWORK_ERROR', cause: unknown, identity: RequestIdentity, idempotent: boolean) {
-    const what = kind === 'TIMEOUT' ? 'timed out' : 'failed before a response arrived';
-    const reason = cause instanceof Error ? ` (${cause.message})` : '';
+  private networkError(kind: 'TIMEOUT' | 'NETWORK_ERROR', cause: unknown, identity: RequestIdentity, outcomeKnown: boolean) {
+    const connect = connectFailure(cause);
+    const what = connect ? `could not connect to ${new URL(this.baseUrl).origin}` : kind === 'TIMEOUT' ? 'timed out' : 'failed before a response arrived';
+    // The first line only: OpenSSL's messages end in a newline and a source path.
+    const reason = cause instanceof Error ? ` (${cause.message.split('\n')[0].trim()})` : '';
     const error = new CertificateServiceError({
       code: kind,
       phase: 'request',
       message: `${identity.method} ${identity.path} ${what}${reason}.`,
+      request: identity,
+      detail: connect ? { connect: connect, baseUrl: this.baseUrl } : {},
+      cause,
+    });
+    return outcomeKnown ? error : this.unknownOutcome(error, identity);
+  }
+
+  /** A host's HTTP function threw something that is not a network failure (a bug, a host limit, a refused credential). */
+  private transportError(cause: unknown, identity: RequestIdentity, idempotent: boolean) {
+    const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : `a thrown ${cause === null ? 'null' : typeof cause}`;
+    const error = new CertificateServiceError({
+      code: 'TRANSPORT_ERROR',
+      phase: 'transport',
+      message: `${identity.method} ${identity.path}: the HTTP layer failed before an answer could be read (${what}).`,
       request: identity,
       cause,
     });
@@ -206,15 +247,16 @@ export class Requester {
       ? ` for ${identity.recipients.length === 1 ? identity.recipients[0] : `${identity.recipients.length} recipients (${identity.recipients[0]} …)`}`
       : '';
     // The advice (not repeated, check before re-running) is the error's `hint`, written once.
+    const transport = error.phase === 'transport';
     return new CertificateServiceError({
       code: error.code,
-      phase: 'request',
+      phase: transport ? 'transport' : 'request',
       status: error.status,
       detail: error.detail,
       request: identity,
       outcomeUnknown: true,
       cause: error,
-      message: `Outcome unknown: ${identity.method} ${identity.path}${who} was sent but no reliable answer came back (${error.message}).`,
+      message: `Outcome unknown: ${identity.method} ${identity.path}${who} ${transport ? 'may have been sent, and no answer could be read' : 'was sent but no reliable answer came back'} (${error.message}).`,
     });
   }
 }

@@ -18,9 +18,13 @@ export function requireEmail(value: unknown, field = 'email'): string {
   return email;
 }
 
-/** Certificate variables are strings; numbers and booleans are converted, anything else is refused. */
+/**
+ * Certificate variables are strings; numbers and booleans are converted, anything else is refused.
+ * The result has no prototype, so a variable named `__proto__` or `constructor` is plain data.
+ */
 export function normaliseData(value: unknown, field = 'data'): Record<string, string> {
-  if (value === undefined || value === null || value === '') return {};
+  const out = Object.create(null) as Record<string, string>;
+  if (value === undefined || value === null || value === '') return out;
   if (typeof value === 'string') {
     try {
       value = JSON.parse(value);
@@ -29,7 +33,6 @@ export function normaliseData(value: unknown, field = 'data'): Record<string, st
     }
   }
   if (typeof value !== 'object' || Array.isArray(value)) throw validationError(field, 'must be an object of field names to values');
-  const out: Record<string, string> = {};
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     if (!key.trim()) throw validationError(field, 'has an empty field name');
     if (typeof v === 'string') out[key] = v;

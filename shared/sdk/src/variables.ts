@@ -160,8 +160,9 @@ export function checkRequiredVariables(
   options: { partial?: boolean; field?: string } = {},
 ): void {
   const field = options.field ?? 'data';
-  const given = data ?? {};
-  const missing = variables.filter((v) => v.required && (options.partial ? v.name in given && isEmpty(given[v.name]) : isEmpty(given[v.name])));
+  // Own keys only: a variable called `constructor` or `toString` is not "given" by Object.prototype.
+  const given = (name: string): unknown => (data && Object.hasOwn(data, name) ? data[name] : undefined);
+  const missing = variables.filter((v) => v.required && (options.partial ? !!data && Object.hasOwn(data, v.name) && isEmpty(given(v.name)) : isEmpty(given(v.name))));
   if (!missing.length) return;
   const [first, ...rest] = missing;
   const also = rest.length ? ` (also required and empty: ${rest.map((v) => `${field}.${v.name}`).join(', ')})` : '';

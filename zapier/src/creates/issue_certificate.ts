@@ -1,7 +1,7 @@
 import { defineCreate } from 'zapier-platform-core';
 import { withClient } from '../lib/client';
 import { batchField, emailField, flag, nameField, sendField, text } from '../lib/inputs';
-import { checkVariables, combinedData, loadVariableFields, runTimeVariables } from '../lib/variables';
+import { combinedData, loadVariableFields, usesNamedVariables } from '../lib/variables';
 import { outputItem, RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
 
 export default defineCreate({
@@ -30,22 +30,26 @@ export default defineCreate({
     ],
     perform: withClient(async (client, _z, bundle) => {
       const { batch_id, name, email, send, skip_existing } = bundle.inputData;
-      const item = {
-        batchId: text(batch_id) ?? '',
-        name: text(name) ?? '',
-        email: text(email) ?? '',
-        data: combinedData(bundle.inputData),
-        send: flag(send) ?? false,
-      };
-      checkVariables(client, await runTimeVariables(client, item.batchId, bundle.inputData), item.data);
-      // Not retried if the answer is lost: the core reports "outcome unknown" instead of issuing twice.
-      if (flag(skip_existing) !== true) {
-        const { batchId, send, ...recipient } = item;
-        return { ...outputItem(await client.issueCertificate(batchId, recipient, { send }), RECIPIENT_OUTPUT_FIELDS), skipped: false };
+      const item = { batchId: text(batch_id) ?? '', name: text(name) ?? '', email: text(email) ?? '', data: combinedData(bundle.inputData), send: flag(send) ?? false };
+      // The core's issue plan, for one item. Skip-existing is off unless asked: it reads the whole
+      // batch on every run (see the README). Never repeated after an unknown outcome.
+      const [outcome] = await client.issueMany([item], {
+        skipExisting: flag(skip_existing) === true,
+        stopOnInvalid: true,
+        variables: usesNamedVariables(bundle.inputData) ? 'design' : undefined,
+      });
+      switch (outcome.kind) {
+        case 'issued':
+        case 'skipped':
+          return { ...outputItem(outcome.recipient, RECIPIENT_OUTPUT_FIELDS), skipped: outcome.kind === 'skipped' };
+        case 'invalid':
+        case 'failed':
+        case 'unknown':
+        case 'notSent':
+        case 'refusedEarlier':
+        case 'unreadBatch':
+          throw outcome.error; // mapped once, by withClient
       }
-      const [outcome] = await client.issueMany([item], { skipExisting: true, stopOnInvalid: true });
-      if (!outcome.ok) throw outcome.error;
-      return { ...outputItem(outcome.recipient, RECIPIENT_OUTPUT_FIELDS), skipped: outcome.skipped === true };
     }),
     sample: { ...SAMPLE_RECIPIENT, skipped: false },
     outputFields: [...RECIPIENT_OUTPUT_FIELDS, { key: 'skipped', label: 'Skipped (Already Issued)', type: 'boolean' }],

@@ -1,8 +1,8 @@
 import { defineCreate } from 'zapier-platform-core';
-import { CertificateServiceError, validationError, type IssueItem, type ItemOutcome } from '@certificate-service/sdk/core';
+import { CertificateServiceError, countOutcomes, outcomeProblems, validationError, type IssueItem, type IssueOutcome, type IssueOutcomeKind } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { batchField, dict, flag, sendField, text } from '../lib/inputs';
-import { combinedData, loadVariableFields, runTimeVariables } from '../lib/variables';
+import { combinedData, loadVariableFields, usesNamedVariables } from '../lib/variables';
 
 /**
  * Issues a certificate per line item. The core's issueMany validates and normalises every
@@ -17,6 +17,8 @@ export interface LineResult {
   line: number;
   /** skipped: the batch already had a certificate for this email; it is returned, not issued again. */
   status: 'issued' | 'skipped' | 'failed';
+  /** The core's outcome: issued, skipped, invalid, failed, unknown, notSent, refusedEarlier or unreadBatch. */
+  outcome: IssueOutcomeKind;
   name: string;
   email: string;
   recipientId: string;
@@ -30,33 +32,41 @@ export interface LineResult {
 }
 
 const MAX_SUMMARY_ERRORS = 5;
+const NO_CERTIFICATE = { recipientId: '', certificateId: '', shareToken: '', certUrl: '' };
 
-function row(index: number, line: Record<string, unknown>, outcome: ItemOutcome): LineResult {
-  const base = { line: index + 1, errorCode: '', errorMessage: '', outcomeUnknown: false };
-  if (outcome.ok) {
-    const r = outcome.recipient;
-    return { ...base, status: outcome.skipped ? 'skipped' : 'issued', name: r.name, email: r.email, recipientId: r.id, certificateId: r.certificateId, shareToken: r.shareToken, certUrl: r.certUrl };
+function row(index: number, line: Record<string, unknown>, outcome: IssueOutcome): LineResult {
+  const base = { line: index + 1, outcome: outcome.kind, errorCode: '', errorMessage: '', outcomeUnknown: false };
+  switch (outcome.kind) {
+    case 'issued':
+    case 'skipped': {
+      const r = outcome.recipient;
+      return { ...base, status: outcome.kind, name: r.name, email: r.email, recipientId: r.id, certificateId: r.certificateId, shareToken: r.shareToken, certUrl: r.certUrl };
+    }
+    case 'invalid':
+    case 'failed':
+    case 'unknown':
+    case 'notSent':
+    case 'refusedEarlier':
+    case 'unreadBatch': {
+      const { error } = outcome;
+      return { ...base, ...NO_CERTIFICATE, status: 'failed', name: text(line.name) ?? '', email: text(line.email) ?? '', errorCode: String(error.code), errorMessage: error.message, outcomeUnknown: error.outcomeUnknown };
+    }
   }
-  return {
-    ...base,
-    status: 'failed',
-    name: text(line.name) ?? '',
-    email: text(line.email) ?? '',
-    recipientId: '',
-    certificateId: '',
-    shareToken: '',
-    certUrl: '',
-    errorCode: String(outcome.error.code),
-    errorMessage: outcome.error.message,
-    outcomeUnknown: outcome.error.outcomeUnknown,
-  };
 }
 
-function summarise(rows: LineResult[]): string {
-  const failed = rows.filter((r) => r.status === 'failed');
-  const shown = failed.slice(0, MAX_SUMMARY_ERRORS).map((r) => `line ${r.line}: ${r.errorMessage}`);
-  const more = failed.length > shown.length ? ` (and ${failed.length - shown.length} more)` : '';
+/** The distinct reasons lines failed, each once with its lines (a batch-wide refusal is said once). */
+function summarise(outcomes: IssueOutcome[]): string {
+  const problems = outcomeProblems(outcomes);
+  const shown = problems.slice(0, MAX_SUMMARY_ERRORS).map((p) => `${lineList(p.items)}: ${p.message}`);
+  const more = problems.length > shown.length ? ` (and ${problems.length - shown.length} more)` : '';
   return shown.join('; ') + more;
+}
+
+function lineList(items: number[]): string {
+  const lines = items.map((i) => i + 1);
+  if (lines.length === 1) return `line ${lines[0]}`;
+  const contiguous = lines.every((l, k) => k === 0 || l === lines[k - 1] + 1);
+  return contiguous ? `lines ${lines[0]}-${lines.at(-1)}` : `lines ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ` and ${lines.length - 5} more` : ''}`;
 }
 
 export default defineCreate({
@@ -104,7 +114,7 @@ export default defineCreate({
       const batchId = text(batch_id) ?? '';
       const sendNow = flag(send) ?? false;
 
-      // Values go to the core as given: it checks and normalises each one once, on the way out.
+      // Values go to the core as given: its issue plan checks and normalises each one once.
       const items: IssueItem[] = lines.map((line) => ({
         batchId,
         send: sendNow,
@@ -112,19 +122,17 @@ export default defineCreate({
         email: text(line.email) ?? '',
         data: dict(line.data_json) as IssueItem['data'],
       }));
-      // A line that leaves a required variable empty (after the shared ones) fails alone, unsent.
-      const variables = await runTimeVariables(client, batchId, bundle.inputData);
+      // With named variable fields, the core reads the design's variables and fails a line that
+      // leaves a required one empty (after the shared ones), before any write.
       const outcomes = await client.issueMany(items, {
         data: combinedData(bundle.inputData) as IssueItem['data'],
         skipExisting: flag(skip_existing) ?? true,
-        ...(variables ? { variables: new Map([[batchId, variables]]) } : {}),
+        variables: usesNamedVariables(bundle.inputData) ? 'design' : undefined,
       });
       const results = outcomes.map((outcome, i) => row(i, lines[i], outcome));
-      const issued = results.filter((r) => r.status === 'issued');
-      const skipped = results.filter((r) => r.status === 'skipped');
-      const failed = results.filter((r) => r.status === 'failed');
+      const counts = countOutcomes(outcomes);
 
-      if (issued.length + skipped.length === 0) {
+      if (counts.issued + counts.skipped === 0) {
         // Nothing was issued: fail the step with the most telling error. A whole-call
         // problem (auth, rate limit, quota, archived batch) beats a bad line, so Zapier
         // reacts to it properly (reconnect, retry later). Retrying is then safe unless
@@ -134,20 +142,21 @@ export default defineCreate({
         throw new CertificateServiceError({
           ...cause.toJSON(),
           code: cause.code,
-          message: `No certificate was issued. ${summarise(results)}`,
+          message: `No certificate was issued. ${summarise(outcomes)}`,
         });
       }
 
+      const failed = results.filter((r) => r.status === 'failed');
       return {
         batchId,
         total: results.length,
-        issuedCount: issued.length,
-        skippedCount: skipped.length,
+        issuedCount: counts.issued,
+        skippedCount: counts.skipped,
         failedCount: failed.length,
-        outcomeUnknownCount: failed.filter((r) => r.outcomeUnknown).length,
-        issuedCertificateIds: issued.map((r) => r.certificateId),
+        outcomeUnknownCount: counts.unknown,
+        issuedCertificateIds: results.filter((r) => r.status === 'issued').map((r) => r.certificateId),
         failedEmails: failed.map((r) => r.email),
-        errorSummary: summarise(results),
+        errorSummary: summarise(outcomes),
         results,
       };
     }),
@@ -165,6 +174,7 @@ export default defineCreate({
         {
           line: 1,
           status: 'issued',
+          outcome: 'issued',
           name: 'Ada Lovelace',
           email: 'ada@example.com',
           recipientId: 'rec_8f2k1m4q',
@@ -178,6 +188,7 @@ export default defineCreate({
         {
           line: 2,
           status: 'failed',
+          outcome: 'invalid',
           name: 'Grace Hopper',
           email: 'not-an-email',
           recipientId: '',
@@ -202,6 +213,7 @@ export default defineCreate({
       { key: 'errorSummary', label: 'Error Summary', type: 'string' },
       { key: 'results[]line', label: 'Results Line Number', type: 'integer' },
       { key: 'results[]status', label: 'Results Status', type: 'string' },
+      { key: 'results[]outcome', label: 'Results Outcome', type: 'string' },
       { key: 'results[]name', label: 'Results Recipient Name', type: 'string' },
       { key: 'results[]email', label: 'Results Recipient Email', type: 'string' },
       { key: 'results[]recipientId', label: 'Results Recipient ID', type: 'string' },

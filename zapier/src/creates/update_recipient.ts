@@ -2,7 +2,7 @@ import { defineCreate } from 'zapier-platform-core';
 import type { RecipientUpdate } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { batchField, emailField, nameField, recipientField, text } from '../lib/inputs';
-import { checkVariables, combinedData, loadVariableFields, runTimeVariables } from '../lib/variables';
+import { checkUpdateVariables, combinedData, loadVariableFields } from '../lib/variables';
 import { outputItem, RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
 
 export default defineCreate({
@@ -28,8 +28,7 @@ export default defineCreate({
       if (text(email) !== undefined) update.email = text(email);
       const data = combinedData(bundle.inputData);
       if (data !== undefined) update.data = data;
-      // Only a required variable given empty (in the dict) is refused: named fields left empty keep their value.
-      checkVariables(client, await runTimeVariables(client, text(batch_id) ?? '', bundle.inputData), data, true);
+      await checkUpdateVariables(client, text(batch_id) ?? '', bundle.inputData, data);
       // An empty update is refused by the core's validator before anything is sent.
       return outputItem(await client.updateRecipient(text(batch_id) ?? '', text(recipient_id) ?? '', update), RECIPIENT_OUTPUT_FIELDS);
     }),

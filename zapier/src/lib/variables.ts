@@ -107,20 +107,24 @@ export function combinedData(inputData: Record<string, unknown>): Record<string,
 }
 
 /**
- * The design's variables again, at run time, when the step uses named variable fields: the
- * design may have changed since the Zap was set up, and a mapped value may be empty. Steps
- * with only the free-form dict skip these reads (the service still checks).
+ * True when the step uses the named variable fields: the core then reads the design's variables
+ * again when the Zap runs (the design may have changed since the Zap was set up, and a mapped
+ * value may be empty) and checks them before any request. Steps with only the free-form dict
+ * skip those reads; the service still checks.
  */
-export async function runTimeVariables(client: CertificateServiceClient, batchId: string, inputData: Record<string, unknown>): Promise<DesignVariable[] | undefined> {
-  if (!Object.keys(inputData).some((k) => k.startsWith(VARIABLE_PREFIX))) return undefined;
-  return (await client.getBatchVariables(batchId)).variables;
+export function usesNamedVariables(inputData: Record<string, unknown>): boolean {
+  return Object.keys(inputData).some((k) => k.startsWith(VARIABLE_PREFIX));
 }
 
-/** A required variable left empty stops the run (HaltedError, through the error mapping) before the call. */
-export function checkVariables(client: CertificateServiceClient, variables: DesignVariable[] | undefined, data: unknown, partial = false): void {
-  if (!variables) return;
+/**
+ * Update: a required variable given empty (in the dict) is refused before the call; named fields
+ * left empty keep their value, so only what is sent is checked (`partial`).
+ */
+export async function checkUpdateVariables(client: CertificateServiceClient, batchId: string, inputData: Record<string, unknown>, data: unknown): Promise<void> {
+  if (!usesNamedVariables(inputData)) return;
+  const { variables } = await client.getBatchVariables(batchId);
   const given = data && typeof data === 'object' ? (data as Record<string, unknown>) : typeof data === 'string' ? safeObject(data) : undefined;
-  client.check(() => checkRequiredVariables(variables, given, { partial }));
+  client.check(() => checkRequiredVariables(variables, given, { partial: true }));
 }
 
 function safeObject(json: string): Record<string, unknown> | undefined {

@@ -10,6 +10,7 @@ export const N8N_WORDS: HostWords = {
 	'subscription-limit':
 		'In n8n, each active workflow with the Certificate Service Trigger holds one, and one more while the trigger listens for a test event; the Certificate Service Poll Trigger holds none. Subscriptions left by an n8n instance that moved or lost its database are listed by "certsvc subscriptions list" and removed by "certsvc subscriptions delete <id>".',
 	'unexpected-response': 'Check the Base URL in the Certificate Service API credential.',
+	unreachable: 'Check the Base URL in the Certificate Service API credential: it must be reachable from the machine n8n runs on.',
 };
 
 type NodeError = NodeApiError | NodeOperationError;
@@ -18,8 +19,8 @@ type NodeError = NodeApiError | NodeOperationError;
  * The one table from the core's error to n8n's, by where the call failed. The core says
  * what happened (`message`) and what to do next (`hint`); n8n adds its own words (N8N_WORDS).
  * - validation: refused before anything was sent → NodeOperationError naming the field;
- * - request (no reliable answer) and response (the service's answer) → NodeApiError with
- *   the service's code and HTTP status.
+ * - request (no reliable answer), transport (n8n's HTTP helper failed) and response (the
+ *   service's answer) → NodeApiError with the service's code and HTTP status.
  */
 const BY_PHASE: Record<ErrorPhase, (node: INode, error: CertificateServiceError, itemIndex?: number) => NodeError> = {
 	validation: (node, error, itemIndex) =>
@@ -28,6 +29,7 @@ const BY_PHASE: Record<ErrorPhase, (node: INode, error: CertificateServiceError,
 			description: `${error.field ? `Check the "${error.field}" value. ` : ''}Nothing was sent to the service.`,
 		}),
 	request: apiError,
+	transport: apiError,
 	response: apiError,
 };
 

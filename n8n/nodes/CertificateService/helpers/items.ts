@@ -6,8 +6,11 @@ import { errorJson, toNodeError } from './errors';
 
 export type ItemResult = IDataObject | IDataObject[];
 
-/** What a batched run returns for each item it was given, in order. */
-export type ItemOutcome = { ok: true; result: ItemResult } | { ok: false; error: unknown };
+/** What a run returns for each item it was given, in order: its output, or its error. */
+export type ItemRun =
+	| { ok: true; result: ItemResult }
+	/** `heldBack`: not tried because of another item's failure; the node reports that one instead. */
+	| { ok: false; error: unknown; heldBack?: boolean };
 
 /**
  * Turns an error of input item `itemIndex` into its error item when "Continue On Fail"
@@ -42,7 +45,7 @@ export function perItem(
 			this,
 			(itemIndex) => itemIndex,
 			async (itemIndexes) => {
-				const outcomes: ItemOutcome[] = [];
+				const outcomes: ItemRun[] = [];
 				for (const itemIndex of itemIndexes) {
 					try {
 						outcomes.push({ ok: true, result: await handle(this, client, itemIndex) });
@@ -63,8 +66,8 @@ export function perItem(
  * 1. `read` turns each input item into a request, in order; an error there fails that
  *    item alone (or stops the node before anything is sent, without "Continue On Fail");
  * 2. `run` sends the requests and returns one outcome per request, in order (it may stop
- *    early: the requests after its last outcome produce no output); an error it throws
- *    that names `detail.index` is reported on that item.
+ *    early: the requests after its last outcome produce no output); an error it throws stops
+ *    the node.
  * Output items are paired with their input items. With "Continue On Fail" a failed item is
  * an error item; without it, a failed item stops the node, and `summarise` may say how many
  * went through.
@@ -72,8 +75,8 @@ export function perItem(
 export async function runItems<T>(
 	context: IExecuteFunctions,
 	read: (itemIndex: number) => T,
-	run: (requests: T[]) => Promise<ItemOutcome[]>,
-	options: { summarise?: (outcomes: ItemOutcome[]) => string } = {},
+	run: (requests: T[]) => Promise<ItemRun[]>,
+	options: { summarise?: (outcomes: ItemRun[]) => string } = {},
 ): Promise<INodeExecutionData[]> {
 	const items = context.getInputData();
 	const continueOnFail = context.continueOnFail(); // a setting of the whole run: read once
@@ -89,21 +92,23 @@ export async function runItems<T>(
 		}
 	}
 
-	let outcomes: ItemOutcome[];
+	let outcomes: ItemRun[];
 	try {
 		outcomes = await run(requests);
 	} catch (thrown) {
-		const index = (thrown as { detail?: { index?: unknown } })?.detail?.index;
-		throw toNodeError(context.getNode(), thrown, typeof index === 'number' ? itemIndexes[index] : undefined);
+		throw toNodeError(context.getNode(), thrown);
 	}
 
 	let firstFailure: { error: unknown; itemIndex: number } | undefined;
+	let firstHeldBack: { error: unknown; itemIndex: number } | undefined;
 	outcomes.forEach((outcome, k) => {
 		const itemIndex = itemIndexes[k];
 		if (outcome.ok) output[itemIndex].push(...resultItems(outcome.result, itemIndex));
 		else if (continueOnFail) output[itemIndex].push(failedItem(context, outcome.error, itemIndex));
+		else if (outcome.heldBack) firstHeldBack ??= { error: outcome.error, itemIndex };
 		else firstFailure ??= { error: outcome.error, itemIndex };
 	});
+	firstFailure ??= firstHeldBack;
 	if (firstFailure) {
 		const nodeError = toNodeError(context.getNode(), firstFailure.error, firstFailure.itemIndex);
 		if (options.summarise) {

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, ResourceMapperValue } from 'n8n-workflow';
 
-import { checkRequiredVariables, validationError } from '@certificate-service/sdk/core';
+import { validationError, type DesignVariable } from '@certificate-service/sdk/core';
 
 // These helpers only read parameters. The core validates and normalises every value on
 // its way to the wire (ids non-empty, email, variables), once, and names the field.
@@ -21,14 +21,10 @@ export function stringParam(context: IExecuteFunctions, name: string, itemIndex:
  * when they are to be left alone. The core checks them: a bad field name or a nested
  * value fails before any request.
  */
-export function readData(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	options: { issuing?: boolean } = {},
-): IDataObject | string | undefined {
+export function readData(context: IExecuteFunctions, itemIndex: number): IDataObject | string | undefined {
 	const mode = context.getNodeParameter('specifyData', itemIndex, 'fields') as string;
 	if (mode === 'keep') return undefined;
-	if (mode === 'mapVariables') return readMappedVariables(context, itemIndex, options.issuing === true);
+	if (mode === 'mapVariables') return readMappedVariables(context, itemIndex);
 	if (mode === 'json') return context.getNodeParameter('dataJson', itemIndex, '{}') as IDataObject | string;
 	const pairs = context.getNodeParameter('dataFields.field', itemIndex, []) as Array<{
 		name?: string;
@@ -45,16 +41,19 @@ export function readData(
 
 const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && !v.trim());
 
+function mapperColumns(context: IExecuteFunctions, itemIndex: number): { mapper: ResourceMapperValue | null; columns: ResourceMapperValue['schema'] } {
+	const mapper = context.getNodeParameter('variables', itemIndex, null) as ResourceMapperValue | null;
+	return { mapper, columns: (mapper?.schema ?? []).filter((c) => !c.removed && c.display !== false) };
+}
+
 /**
  * "Map Design Variables": the columns filled in below ("Map Each Column Manually"), or the
  * input item's fields of the same names ("Map Automatically"). A column left empty is not
- * sent: on Update it keeps the certificate's value. On Issue, a column the design marks
- * required and left empty fails this item before any request (the schema saved with the
- * node is what the user saw; the service still checks against the design as it is now).
+ * sent: on Update it keeps the certificate's value; on Issue, a required one fails the item
+ * in the core's issue plan (see mappedVariables).
  */
-function readMappedVariables(context: IExecuteFunctions, itemIndex: number, issuing: boolean): IDataObject | undefined {
-	const mapper = context.getNodeParameter('variables', itemIndex, null) as ResourceMapperValue | null;
-	const columns = (mapper?.schema ?? []).filter((c) => !c.removed && c.display !== false);
+function readMappedVariables(context: IExecuteFunctions, itemIndex: number): IDataObject | undefined {
+	const { mapper, columns } = mapperColumns(context, itemIndex);
 	let given: IDataObject;
 	if (mapper?.mappingMode === 'autoMapInputData') {
 		const json = context.getInputData()[itemIndex]?.json ?? {};
@@ -64,12 +63,17 @@ function readMappedVariables(context: IExecuteFunctions, itemIndex: number, issu
 	}
 	const data: IDataObject = {};
 	for (const [name, value] of Object.entries(given)) if (!isBlank(value)) data[name] = value;
-	if (issuing) {
-		const variables = columns.map((c) => ({ name: c.id, label: c.displayName || c.id, required: c.required, source: 'design' as const }));
-		checkRequiredVariables(variables, data);
-		return data;
-	}
 	return Object.keys(data).length ? data : undefined;
+}
+
+/**
+ * The design's variables as the resource mapper saved them with the node (what the user saw),
+ * for the core to check before any request; undefined unless "Map Design Variables" is used.
+ * The service still checks against the design as it is now.
+ */
+export function mappedVariables(context: IExecuteFunctions, itemIndex: number): DesignVariable[] | undefined {
+	if (context.getNodeParameter('specifyData', itemIndex, 'fields') !== 'mapVariables') return undefined;
+	return mapperColumns(context, itemIndex).columns.map((c) => ({ name: c.id, label: c.displayName || c.id, required: c.required === true, source: 'design' as const }));
 }
 
 /** Return All / Limit as the number of items to collect (undefined = all). */

@@ -1,9 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { CertificateServiceClient, IssueItem } from '@certificate-service/sdk/core';
-import { runItems, type ItemOutcome } from '../../helpers/items';
-import { locatorValue, readData, stringParam } from '../../helpers/params';
+import { countOutcomes } from '@certificate-service/sdk/core';
+import type { CertificateServiceClient, DesignVariable, IssueItem, IssueOutcome } from '@certificate-service/sdk/core';
+import { runItems, type ItemRun } from '../../helpers/items';
+import { locatorValue, mappedVariables, readData, stringParam } from '../../helpers/params';
 import { batchLocator, dataFieldsProperties, recipientEmailField, simplifyField } from '../common.descriptions';
 import { shapeRecipient } from './recipient';
 
@@ -63,20 +64,22 @@ export const description = updateDisplayOptions(displayOptions, properties);
 interface IssueRequest {
 	item: IssueItem;
 	simplify: boolean;
+	/** The design's variables the resource mapper saved, when it is used. */
+	variables: DesignVariable[] | undefined;
 }
 
-/** One item's parameters, as given: the core validates and normalises them on the way out. */
+/** One item's parameters, as given: the core's issue plan checks and normalises them. */
 function readRequest(context: IExecuteFunctions, itemIndex: number): IssueRequest {
 	return {
 		item: {
 			batchId: locatorValue(context, 'batch', itemIndex),
 			name: stringParam(context, 'name', itemIndex),
 			email: stringParam(context, 'email', itemIndex),
-			// A required design variable left empty fails this item here, before any request.
-			data: readData(context, itemIndex, { issuing: true }),
+			data: readData(context, itemIndex),
 			send: context.getNodeParameter('send', itemIndex, false) as boolean,
 		},
 		simplify: context.getNodeParameter('simplify', itemIndex, true) as boolean,
+		variables: mappedVariables(context, itemIndex),
 	};
 }
 
@@ -89,48 +92,66 @@ function runSettings(context: IExecuteFunctions): { skipExisting: boolean; bulk:
 	return { skipExisting: context.getNodeParameter('skipExisting', 0, true) as boolean, bulk: options.batchRequests !== false };
 }
 
+/** The mapper's variables by batch (the first item of each batch), for the core to check. */
+function variablesByBatch(requests: IssueRequest[]): Map<string, DesignVariable[]> {
+	const map = new Map<string, DesignVariable[]>();
+	for (const r of requests) if (r.variables && !map.has(r.item.batchId)) map.set(r.item.batchId, r.variables);
+	return map;
+}
+
 /** How far a run got, for the error that stops it. */
-function summarise(outcomes: ItemOutcome[], total: number): string {
-	const count = (test: (o: ItemOutcome) => boolean) => outcomes.filter(test).length;
-	const skipped = count((o) => o.ok && (o.result as IDataObject).skipped === true);
-	const issued = count((o) => o.ok) - skipped;
-	const notSent = count((o) => !o.ok && (o.error as { code?: unknown }).code === 'NOT_SENT');
-	const failed = count((o) => !o.ok) - notSent;
+function summarise(outcomes: IssueOutcome[]): string {
+	const c = countOutcomes(outcomes);
+	const held = c.notSent + c.refusedEarlier + c.unreadBatch;
 	return (
-		`Of ${total} items, ${issued} certificates were issued, ${skipped} skipped (already issued), ${failed} failed and ${notSent} not sent; the issued ones are not undone.` +
+		`Of ${c.total} items, ${c.issued} certificates were issued, ${c.skipped} skipped (already issued), ${c.invalid + c.failed} failed, ${c.unknown} with an unknown outcome and ${held} not sent; the issued ones are not undone.` +
 		' Running the workflow again with "Skip Emails Already Issued in This Batch" on issues only the rest.'
 	);
 }
 
+/** One item's output: its certificate (and whether it was skipped), or its error. */
+function itemRun(outcome: IssueOutcome, simplify: boolean): ItemRun {
+	switch (outcome.kind) {
+		case 'issued':
+		case 'skipped':
+			return { ok: true, result: { ...shapeRecipient(outcome.recipient, simplify), skipped: outcome.kind === 'skipped' } };
+		case 'invalid':
+		case 'failed':
+		case 'unknown':
+		case 'unreadBatch':
+			return { ok: false, error: outcome.error };
+		case 'notSent':
+		case 'refusedEarlier':
+			return { ok: false, error: outcome.error, heldBack: true };
+	}
+}
+
 /**
- * Issues one certificate per input item (one quota unit each), through the node's batched
- * item loop. With "Batch Requests" the core groups the items per batch into bulk calls of
- * at most 100, in input order. With "Skip Emails Already Issued" it first reads each
- * batch once and skips emails already there. An issue call is never repeated after an
- * unknown outcome (the API has no idempotency key).
+ * Issues one certificate per input item (one quota unit each) through the core's issue plan:
+ * with "Batch Requests", grouped per batch into bulk calls of at most 100, in input order; with
+ * "Skip Emails Already Issued", each batch is read once first and emails already there are
+ * skipped. An issue call is never repeated after an unknown outcome (the API has no idempotency key).
  */
 export async function execute(
 	this: IExecuteFunctions,
 	client: CertificateServiceClient,
 ): Promise<INodeExecutionData[]> {
 	const { skipExisting, bulk } = runSettings(this);
+	let outcomes: IssueOutcome[] = [];
 	return await runItems(
 		this,
 		(itemIndex) => readRequest(this, itemIndex),
 		async (requests) => {
 			// Without "Continue On Fail" the node stops at the first failure, as n8n's nodes do:
-			// an invalid item stops it before anything is issued, and a failed call stops the
-			// calls after it (their items end as NOT_SENT).
+			// an invalid item stops it before anything is sent, and a failed call stops the
+			// calls after it (their items end `notSent`).
 			const stop = !this.continueOnFail();
-			const outcomes = await client.issueMany(
+			outcomes = await client.issueMany(
 				requests.map((r) => r.item),
-				{ skipExisting, bulk, stopOnInvalid: stop, stopOnError: stop },
+				{ skipExisting, bulk, stopOnInvalid: stop, stopOnError: stop, variables: variablesByBatch(requests) },
 			);
-			return outcomes.map((o, k) => {
-				if (!o.ok) return { ok: false, error: o.error };
-				return { ok: true, result: { ...shapeRecipient(o.recipient, requests[k].simplify), skipped: o.skipped === true } };
-			});
+			return outcomes.map((o, k) => itemRun(o, requests[k].simplify));
 		},
-		{ summarise: (outcomes) => summarise(outcomes, this.getInputData().length) },
+		{ summarise: () => summarise(outcomes) },
 	);
 }

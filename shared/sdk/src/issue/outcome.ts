@@ -1,0 +1,82 @@
+import type { CertificateServiceError } from '../errors';
+import type { Recipient } from '../types';
+
+/**
+ * What became of one item given to `issueMany` (or of one recipient of a bulk call): every case
+ * written out, so a host switches on `kind` and the compiler finds the case it forgot.
+ * `ok` is true exactly for the two kinds that carry a certificate.
+ *
+ * - `issued`: issued by this call.
+ * - `skipped`: not sent, because the email already had a certificate in the batch (`inBatch`), or
+ *   came earlier in this same call (`earlierInCall`, `sameAs` is that item's index). The existing
+ *   certificate is returned.
+ * - `invalid`: bad input (or a required design variable left empty), refused before any request.
+ * - `failed`: sent, and the service refused this item (or the whole call; `because` names the item
+ *   the service blamed when it named one).
+ * - `unknown`: sent, and no readable answer came back: it may or may not have been issued. It was
+ *   not repeated (the API has no idempotency key). `error.outcomeUnknown` is true.
+ * - `notSent`: held back, never sent: the run stopped at an earlier failure (`stopOnError`), at an
+ *   invalid item (`stopOnInvalid`), or was cancelled (`signal`).
+ * - `refusedEarlier`: held back, because an earlier call into the same batch (archived, missing)
+ *   or with the same key (refused) was refused for a reason that holds for this item too.
+ * - `unreadBatch`: held back, because a read the plan needed first failed: the batch's list (to skip
+ *   what it already has) or its design's variables. Issuing without it could issue twice, or
+ *   issue what the design refuses.
+ */
+export type IssueOutcome =
+  | { kind: 'issued'; ok: true; recipient: Recipient }
+  | { kind: 'skipped'; ok: true; recipient: Recipient; reason: 'inBatch' | 'earlierInCall'; sameAs?: number }
+  | { kind: 'invalid'; ok: false; error: CertificateServiceError }
+  | { kind: 'failed'; ok: false; error: CertificateServiceError; because?: number }
+  | { kind: 'unknown'; ok: false; error: CertificateServiceError }
+  | { kind: 'notSent'; ok: false; error: CertificateServiceError; reason: 'stopOnError' | 'stopOnInvalid' | 'cancelled'; because?: number }
+  | { kind: 'refusedEarlier'; ok: false; error: CertificateServiceError; because: number }
+  | { kind: 'unreadBatch'; ok: false; error: CertificateServiceError; batchId: string };
+
+export type IssueOutcomeKind = IssueOutcome['kind'];
+export type FailedOutcome = Extract<IssueOutcome, { ok: false }>;
+
+/** Every kind, in the order hosts report them. */
+export const ISSUE_OUTCOME_KINDS = ['issued', 'skipped', 'invalid', 'failed', 'unknown', 'notSent', 'refusedEarlier', 'unreadBatch'] as const satisfies readonly IssueOutcomeKind[];
+
+export type OutcomeCounts = Record<IssueOutcomeKind, number> & { total: number };
+
+/** How many items ended in each kind. */
+export function countOutcomes(outcomes: readonly IssueOutcome[]): OutcomeCounts {
+  const counts = Object.fromEntries(ISSUE_OUTCOME_KINDS.map((k) => [k, 0])) as OutcomeCounts;
+  for (const o of outcomes) counts[o.kind]++;
+  counts.total = outcomes.length;
+  return counts;
+}
+
+/** One reason several items did not get a certificate: the batch-wide ones are said once. */
+export interface OutcomeProblem {
+  kind: FailedOutcome['kind'];
+  code: string;
+  /** The reason, without any one item's email. */
+  message: string;
+  /** The items it holds for, by input index, in order. */
+  items: number[];
+  /** Some of these items may have been issued (sent, no readable answer). */
+  outcomeUnknown: boolean;
+}
+
+/**
+ * The reasons items did not get a certificate, each once with the items it holds for, in the
+ * order they first occur. An item's error made from a shared one (a refused call, an unreadable
+ * batch) is grouped by that shared error (`cause`), so a batch-wide refusal is said once, for the
+ * items of the refused call and those it held back alike; items with the very same reason (two
+ * rows without a name) are grouped too. `kind` is the first item's.
+ */
+export function outcomeProblems(outcomes: readonly IssueOutcome[]): OutcomeProblem[] {
+  const byKey = new Map<string, OutcomeProblem>();
+  outcomes.forEach((o, index) => {
+    if (o.ok) return;
+    const root = o.error.cause instanceof Error && 'code' in o.error.cause ? (o.error.cause as CertificateServiceError) : o.error;
+    const key = JSON.stringify([root.code, root.message]);
+    const found = byKey.get(key);
+    if (found) found.items.push(index);
+    else byKey.set(key, { kind: o.kind, code: String(root.code), message: root.message, items: [index], outcomeUnknown: o.error.outcomeUnknown });
+  });
+  return [...byKey.values()];
+}

@@ -1,0 +1,119 @@
+// Ctrl-C during `certsvc issue`, with the built CLI as a child process and a sandbox whose
+// delay fault holds the second bulk call: the first Ctrl-C lets that call finish and writes the
+// outcomes (exit 130); the second quits at once, writing the rows in flight as "unknown". Either
+// way, running the same command again issues nobody twice, also when the service finishes the
+// abandoned call after certsvc has gone (the sandbox processes a request whose client left).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { createClient } from '@certificate-service/sdk';
+import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
+import { CLI, ensureBuilt } from './built';
+
+jest.setTimeout(60_000);
+
+let sb: Sandbox;
+let dir: string;
+beforeAll(async () => {
+  await ensureBuilt();
+  sb = await createSandbox({ rateLimit: false });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-int-'));
+}, 120_000);
+afterAll(async () => {
+  await sb.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const BULK_PATH = '^/api/v1/batches/[^/]+/recipients/bulk$';
+const bulkCalls = () => Object.entries(sb.controls.counters().requests.byRoute).filter(([r]) => /recipients\/bulk$/.test(r)).reduce((n, [, c]) => n + c, 0);
+const until = async (what: () => boolean, ms = 20_000) => {
+  const end = Date.now() + ms;
+  while (!what()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+async function setup(name: string) {
+  sb.controls.resetCounters();
+  const ws = sb.controls.createWorkspace({ quota: 10_000 });
+  const client = createClient({ baseUrl: sb.baseUrl, apiKey: ws.apiKey });
+  const batchId = (await client.createBatch({ title: name, designId: 'design_classic' })).id;
+  const csv = path.join(dir, `${name}.csv`);
+  fs.writeFileSync(csv, ['name,email', ...Array.from({ length: 250 }, (_, i) => `Learner ${i},learner${i}@example.com`)].join('\n'));
+  return { ws, client, batchId, csv, errors: path.join(dir, `${name}-errors.csv`) };
+}
+
+/** Starts `certsvc issue`; `interrupt(n)` sends n SIGINTs while the second bulk call is held. */
+function issue(args: string[], apiKey: string) {
+  const child = spawn(process.execPath, [CLI, 'issue', ...args], { env: { PATH: process.env.PATH, CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_API_KEY: apiKey } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string; ms: number }>((resolve) => {
+    const started = Date.now();
+    child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
+  });
+  return { child, done };
+}
+
+const summary = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop()!);
+const distinctEmails = async (client: ReturnType<typeof createClient>, batchId: string) => {
+  const emails: string[] = [];
+  for await (const r of client.iterateRecipients(batchId)) emails.push(r.email);
+  return { total: emails.length, distinct: new Set(emails).size };
+};
+
+test('one Ctrl-C: the call in flight finishes, the rest is not sent, exit 130; the re-run issues only the rest', async () => {
+  const { ws, client, batchId, csv, errors } = await setup('once');
+  sb.controls.injectFaults({ kind: 'delay', delayMs: 1500, every: 2, match: { method: 'POST', path: BULK_PATH } });
+  const run = issue(['--batch', batchId, '--csv', csv, '--errors', errors], ws.apiKey);
+  await until(() => bulkCalls() === 2); // the second call is in flight, held by the sandbox
+  run.child.kill('SIGINT');
+  const r = await run.done;
+  sb.controls.clearFaults();
+  expect(r.code).toBe(130);
+  expect(r.stderr).toContain('Stopping: the call in flight finishes, nothing more is sent');
+  expect(summary(r.stdout)).toEqual({ issued: 200, skipped: 0, invalid: 0, failed: 0, unknown: 0, notSent: 50, requests: 3 });
+  const written = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  expect(written.map((w) => w.outcome)).toEqual(Array(50).fill('notSent'));
+  expect(written[0]).toMatchObject({ line: '202', email: 'learner200@example.com', code: 'NOT_SENT' });
+
+  const again = issue(['--batch', batchId, '--csv', csv], ws.apiKey);
+  const second = await again.done;
+  expect(second.code).toBe(0);
+  expect(summary(second.stdout)).toMatchObject({ issued: 50, skipped: 200 });
+  expect(await distinctEmails(client, batchId)).toEqual({ total: 250, distinct: 250 });
+  expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
+});
+
+test('two Ctrl-C: it quits at once, the rows in flight written as "unknown" with the risk said; a re-run after the service finished issues nobody twice', async () => {
+  const { ws, client, batchId, csv, errors } = await setup('twice');
+  sb.controls.injectFaults({ kind: 'delay', delayMs: 4000, every: 2, match: { method: 'POST', path: BULK_PATH } });
+  const run = issue(['--batch', batchId, '--csv', csv, '--errors', errors], ws.apiKey);
+  await until(() => bulkCalls() === 2);
+  const sentAt = Date.now();
+  run.child.kill('SIGINT');
+  await until(() => run.child.exitCode !== null || fs.existsSync(errors) || Date.now() - sentAt > 200, 2_000);
+  run.child.kill('SIGINT');
+  const r = await run.done;
+  expect(Date.now() - sentAt).toBeLessThan(3_000); // did not wait for the held call
+  expect(r.code).toBe(130);
+  expect(r.stderr).toMatch(/Quit while the call for lines 102-201 was in flight; they are in .*twice-errors\.csv as "unknown"\. The service may still finish that call: wait a minute, then run the same command again; rows it issued by then are skipped\./);
+  const written = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  expect(written.filter((w) => w.outcome === 'unknown')).toHaveLength(100);
+  expect(written.filter((w) => w.outcome === 'unknown').every((w) => w.outcomeUnknown === 'true')).toBe(true);
+  expect(written.filter((w) => w.outcome === 'notSent')).toHaveLength(50);
+
+  // The service finishes the abandoned call (its client has gone); then the same command again.
+  await until(() => sb.controls.quota(ws.workspaceId).used === 200);
+  sb.controls.clearFaults();
+  const second = await issue(['--batch', batchId, '--csv', csv], ws.apiKey).done;
+  expect(second.code).toBe(0);
+  expect(summary(second.stdout)).toMatchObject({ issued: 50, skipped: 200 });
+  expect(await distinctEmails(client, batchId)).toEqual({ total: 250, distinct: 250 });
+  expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
+});
