@@ -1,0 +1,124 @@
+import { z } from 'zod/v4';
+import { countOutcomes, issueMany, previewIssue, type IssueItem, type IssueOutcome, type IssuePreview } from '../issue-plan';
+import { defineTool } from '../tool';
+import { confirmationToken } from './views';
+
+const MAX_RECIPIENTS = 1000;
+const SHOWN_IDS = 20;
+const SHOWN_ERRORS = 5;
+
+/** Repeated errors grouped by kind and code: how many, one message, a few emails. */
+function errorGroups(outcomes: IssueOutcome[], items: IssueItem[]) {
+  const groups = new Map<string, { kind: string; code: string; count: number; message: string; emails: string[]; outcomeUnknown?: true }>();
+  outcomes.forEach((o, i) => {
+    if (o.kind === 'issued' || o.kind === 'skipped') return;
+    const key = `${o.kind} ${o.error.code} ${o.error.field ?? ''}`;
+    const g = groups.get(key) ?? { kind: o.kind, code: o.error.code, count: 0, message: o.error.message, emails: [], ...(o.error.outcomeUnknown ? { outcomeUnknown: true as const } : {}) };
+    g.count++;
+    if (g.emails.length < 3) g.emails.push(String(items[i]?.email ?? ''));
+    groups.set(key, g);
+  });
+  return [...groups.values()].slice(0, SHOWN_ERRORS);
+}
+
+function previewSummary(preview: IssuePreview, items: IssueItem[]) {
+  const count = (kind: string) => preview.items.filter((p) => p.kind === kind).length;
+  const invalid = preview.items.flatMap((p, i) => (p.kind === 'invalid' || p.kind === 'unreadBatch' ? [{ index: i, email: String(items[i]?.email ?? ''), code: p.error.code, message: p.error.message }] : []));
+  return {
+    wouldIssue: preview.toIssue,
+    wouldSkip: count('skipped'),
+    invalid: count('invalid') + count('unreadBatch'),
+    issueCalls: preview.calls,
+    ...(invalid.length ? { firstInvalid: invalid.slice(0, SHOWN_ERRORS) } : {}),
+  };
+}
+
+export default defineTool({
+  name: 'issue_certificates',
+  title: 'Issue certificates',
+  description:
+    'Issues a certificate to each recipient in a list, into one batch, in bulk calls of up to 100. Skip-existing is on by default: a recipient whose email already has a certificate ' +
+    'in the batch (or appears earlier in the list) is skipped, so calling again with the same list after a failure or a timeout issues only what is missing, never twice. ' +
+    'Every recipient\'s data is checked against the batch\'s required design variables before anything is issued (see get_batch). ' +
+    'Quota: 1 unit per certificate issued (skipped ones cost none). Requests: 2 to 4 reads for the design\'s variables, 1 read per 100 certificates already in the batch, 1 write per 100 issued; the service allows 120 a minute and the server waits when it must, reporting progress. ' +
+    'send: true also emails each certificate (cannot be undone). With send, or more than the confirmation threshold to issue, the user is asked first (or a dry run answers with a confirmationToken). dryRun: true only says what would happen. ' +
+    'Returns counts per outcome (issued, skipped, invalid, failed, unknown, notSent, refusedEarlier, unreadBatch), the first issued ids and the first errors grouped.',
+  input: {
+    batchId: z.string().min(1).describe('The batch to issue into.'),
+    recipients: z
+      .array(
+        z.object({
+          name: z.string().describe('Full name as printed on the certificate.'),
+          email: z.string().describe('Email address; one certificate per email per batch.'),
+          data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('This recipient\'s certificate variables, e.g. {"course": "Math"}.'),
+        }),
+      )
+      .min(1)
+      .max(MAX_RECIPIENTS)
+      .describe(`1 to ${MAX_RECIPIENTS} recipients.`),
+    data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Variables shared by every recipient; a recipient\'s own data wins.'),
+    send: z.boolean().default(false).describe('Also email each certificate now (asks the user first).'),
+    skipExisting: z.boolean().default(true).describe('Skip emails already in the batch (default true). false issues them again.'),
+    dryRun: z.boolean().default(false).describe('Only read and say what would be issued, skipped or refused; nothing is written.'),
+    confirmationToken,
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run(args, { client, confirm, confirmAbove, signal, progress, log }) {
+    const { batchId, recipients, data, send, skipExisting, dryRun } = args;
+    const items: IssueItem[] = recipients.map((r) => ({ batchId, name: r.name, email: r.email, ...(r.data ? { data: r.data } : {}), ...(send ? { send: true } : {}) }));
+    // The design's variables are read once, here, for the preview and the issue alike.
+    const variables = new Map([[batchId.trim(), (await client.getBatchVariables(batchId)).variables]]);
+    const options = { skipExisting, data, variables };
+
+    let toIssue = items.map((_, i) => i);
+    let previewed: IssuePreview | undefined;
+    if (dryRun || send || items.length > confirmAbove) {
+      previewed = await previewIssue(client, items, options);
+      const summary = previewSummary(previewed, items);
+      if (dryRun) return { data: { done: false, dryRun: true, batchId, ...summary } };
+      if (previewed.toIssue === 0) return { data: { done: true, batchId, ...summary, note: 'Nothing to issue: every recipient was skipped or refused; nothing was written.' } };
+      if (send || previewed.toIssue > confirmAbove) {
+        const action = `Issue ${previewed.toIssue} certificate${previewed.toIssue === 1 ? '' : 's'} into batch ${batchId}${send ? ' and email each one now' : ''} (${previewed.toIssue} quota units; ${summary.wouldSkip} skipped as already issued, ${summary.invalid} refused as invalid).`;
+        const ok = await confirm({ tool: 'issue_certificates', args, action, preview: summary });
+        if (!ok.go) return ok.answer;
+      }
+      // Only what the user confirmed goes on: the rest keeps its preview outcome.
+      toIssue = previewed.items.flatMap((p, i) => (p.kind === 'send' ? [i] : []));
+    }
+
+    const sent = await issueMany(client, toIssue.map((i) => items[i]), {
+      ...options,
+      signal,
+      onProgress: (done, total) => progress(done, total, `${done} of ${total} recipients have an outcome`),
+    });
+    const outcomes: IssueOutcome[] = new Array(items.length);
+    toIssue.forEach((i, j) => (outcomes[i] = sent[j]));
+    previewed?.items.forEach((p, i) => {
+      if (p.kind === 'invalid' || p.kind === 'unreadBatch') outcomes[i] = { kind: p.kind, error: p.error };
+      else if (p.kind === 'skipped' && p.recipient) outcomes[i] = { kind: 'skipped', recipient: p.recipient, reason: p.reason };
+    });
+    // A repeat of an email earlier in the list takes its first item's outcome.
+    const firstByEmail = new Map<string, number>();
+    items.forEach((it, i) => firstByEmail.set(it.email.trim().toLowerCase(), firstByEmail.get(it.email.trim().toLowerCase()) ?? i));
+    previewed?.items.forEach((p, i) => {
+      if (p.kind !== 'skipped' || p.recipient) return;
+      const first = outcomes[firstByEmail.get(items[i].email.trim().toLowerCase())!];
+      outcomes[i] = first.kind === 'issued' || first.kind === 'skipped' ? { kind: 'skipped', recipient: first.recipient, reason: 'earlierInCall' } : first;
+    });
+
+    const counts = countOutcomes(outcomes);
+    const issued = outcomes.flatMap((o, i) => (o.kind === 'issued' ? [{ email: items[i].email, id: o.recipient.id, certificateId: o.recipient.certificateId }] : []));
+    const answer = {
+      done: true,
+      batchId,
+      counts,
+      issued: issued.slice(0, SHOWN_IDS),
+      ...(issued.length > SHOWN_IDS ? { moreIssued: issued.length - SHOWN_IDS } : {}),
+      errors: errorGroups(outcomes, items),
+      ...(counts.unknown ? { next: 'Some outcomes are unknown (sent, no readable answer). Call issue_certificates again with the same list: skip-existing issues only what is missing.' } : {}),
+      ...(signal.aborted ? { cancelled: true } : {}),
+    };
+    if (signal.aborted) log.warn(`issue_certificates into ${batchId} was cancelled; the call in flight finished and nothing more was sent. Outcomes: ${JSON.stringify(counts)}; issued: ${issued.map((i) => i.certificateId).join(', ') || 'none'}`);
+    return { data: answer };
+  },
+});
