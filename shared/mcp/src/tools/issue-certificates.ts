@@ -76,8 +76,7 @@ export default defineTool({
       previewed = await previewIssue(client, items, options);
       const summary = previewSummary(previewed, items);
       if (dryRun) return { data: { done: false, dryRun: true, batchId, ...summary } };
-      if (previewed.toIssue === 0) return { data: { done: true, batchId, ...summary, note: 'Nothing to issue: every recipient was skipped or refused; nothing was written.' } };
-      if (send || previewed.toIssue > confirmAbove) {
+      if (previewed.toIssue > 0 && (send || previewed.toIssue > confirmAbove)) {
         const action = `Issue ${previewed.toIssue} certificate${previewed.toIssue === 1 ? '' : 's'} into batch ${batchId}${send ? ' and email each one now' : ''} (${previewed.toIssue} quota units; ${summary.wouldSkip} skipped as already issued, ${summary.invalid} refused as invalid).`;
         const ok = await confirm({ tool: 'issue_certificates', args, action, preview: summary });
         if (!ok.go) return ok.answer;
@@ -115,6 +114,7 @@ export default defineTool({
       issued: issued.slice(0, SHOWN_IDS),
       ...(issued.length > SHOWN_IDS ? { moreIssued: issued.length - SHOWN_IDS } : {}),
       errors: errorGroups(outcomes, items),
+      ...(previewed?.toIssue === 0 ? { note: 'Nothing to issue: every recipient was skipped or refused; nothing was written.' } : {}),
       ...(counts.unknown ? { next: 'Some outcomes are unknown (sent, no readable answer). Call issue_certificates again with the same list: skip-existing issues only what is missing.' } : {}),
       ...(signal.aborted ? { cancelled: true } : {}),
     };
