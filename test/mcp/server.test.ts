@@ -254,9 +254,9 @@ describe('answers', () => {
     const { h } = track(await setup());
     const { resources } = await h.client.listResources();
     expect(resources.map((r) => r.uri)).toEqual(['certsvc://spec/event-types', 'certsvc://spec/error-codes']);
-    const events = JSON.parse((await h.client.readResource({ uri: 'certsvc://spec/event-types' })).contents[0].text as string);
+    const events = JSON.parse(((await h.client.readResource({ uri: 'certsvc://spec/event-types' })).contents[0] as { text: string }).text);
     expect(events.map((e: { type: string }) => e.type)).toEqual(['certificate.issued', 'certificate.sent', 'certificate.failed', 'certificate.viewed']);
-    const errors = JSON.parse((await h.client.readResource({ uri: 'certsvc://spec/error-codes' })).contents[0].text as string);
+    const errors = JSON.parse(((await h.client.readResource({ uri: 'certsvc://spec/error-codes' })).contents[0] as { text: string }).text);
     expect(errors.filter((e: { from: string }) => e.from === 'service').map((e: { code: string }) => e.code)).toHaveLength(10);
     const prompt = await h.client.getPrompt({ name: 'issue_from_csv', arguments: { csv: 'name,email\nAda,ada@example.com' } });
     const text = (prompt.messages[0].content as { text: string }).text;
