@@ -1,7 +1,7 @@
 // The official MCP client (@modelcontextprotocol/sdk's Client) connected in-process to our
 // server, against a sandbox or any core client. Each harness can answer elicitation (a
 // scripted "user") or not declare it (the client then gets dry runs and tokens).
-import { createClient, type CertificateServiceClient } from '@certificate-service/sdk';
+import { createClient, createUndiciTransport, type CertificateServiceClient, type HeaderBag } from '@certificate-service/sdk';
 import type { Sandbox } from '@certificate-service/sandbox';
 import { createServer, type ServerOptions } from '@certificate-service/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -23,6 +23,16 @@ export interface Harness {
 
 export function sandboxClient(sb: Pick<Sandbox, 'baseUrl'>, apiKey: string): CertificateServiceClient {
   return createClient({ baseUrl: sb.baseUrl, apiKey });
+}
+
+/** A client whose transport reports every answer, as the bin's doctor gets it. */
+export function observingClient(sb: Pick<Sandbox, 'baseUrl'>, apiKey: string, observe: (status: number, headers: HeaderBag, body: unknown) => void): CertificateServiceClient {
+  const undici = createUndiciTransport();
+  return createClient({ baseUrl: sb.baseUrl, apiKey, transport: async (request) => {
+    const response = await undici(request);
+    observe(response.status, response.headers, response.body);
+    return response;
+  } });
 }
 
 export async function connect(options: Omit<ServerOptions, 'log'> & { user?: User }): Promise<Harness> {

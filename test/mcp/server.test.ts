@@ -3,7 +3,7 @@
 // confirmation by elicitation and by token, cancellation, unreadable answers.
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { selectTools, TOOLS, UsageError } from '@certificate-service/mcp';
-import { connect, recipients, sandboxClient, writeCount, writes, type Harness, type User } from './harness';
+import { connect, observingClient, recipients, sandboxClient, writeCount, writes, type Harness, type User } from './harness';
 
 jest.setTimeout(60_000);
 
@@ -22,7 +22,7 @@ async function setup(options: { user?: User; confirmAbove?: number; readOnly?: b
   const ws = sb.controls.createWorkspace();
   const client = sandboxClient(sb, ws.apiKey);
   const batch = await client.createBatch({ title: 'MCP', designId: 'design_classic' });
-  const h = await connect({ client, ...options });
+  const h = await connect({ client, observedClient: (observe) => observingClient(sb, ws.apiKey, observe), ...options });
   sb.controls.resetCounters();
   return { ws, client, batch, h };
 }
@@ -219,6 +219,16 @@ describe('answers', () => {
     expect(result.text).toMatch(/CERTSVC_BASE_URL in this MCP server's environment/);
     sb.controls.setListShape('html_page');
     expect((await h.call('list_subscriptions')).text).toMatch(/UNEXPECTED_RESPONSE: .*HTML page/);
+  });
+
+  test('doctor on answers it cannot read: ok false, each failed check naming what came back (the same checks as certsvc doctor)', async () => {
+    const { client, batch, h } = track(await setup());
+    await client.issueCertificate(batch.id, { name: 'A', email: 'a@example.com' });
+    sb.controls.setListShape('payload_rows');
+    const doctor = await h.call('doctor');
+    expect(doctor.data).toMatchObject({ ok: false, verdict: '4 checks failed: tools cannot rely on these answers.' });
+    expect(doctor.data.checks[0]).toEqual({ endpoint: 'POST /auth', status: 200, failed: false, found: ['fields: all 2 the connectors read are present'] });
+    expect(doctor.data.checks[1]).toMatchObject({ endpoint: 'GET /batches', status: 200, failed: true, found: [expect.stringMatching(/^FAILED \(UNEXPECTED_RESPONSE\): GET \/batches answered 200 .*keys "payload"/)] });
   });
 
   test('a refused key is a tool error saying where the key comes from; not found is found: false', async () => {
