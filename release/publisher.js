@@ -93,7 +93,7 @@ function stampPackageJson(dir, publisher = readPublisher(), root = ROOT) {
 }
 
 /** The packages npm publishes; each stamps its package.json at pack time (prepack) and restores it after (postpack). */
-const NPM_PACKAGES = ['n8n', 'shared/sdk', 'shared/cli', 'shared/sandbox'];
+const NPM_PACKAGES = ['n8n', 'shared/sdk', 'shared/cli', 'shared/sandbox', 'shared/mcp'];
 const BACKUPS = { 'package.json': '.package.json.prepack', 'README.md': '.README.md.prepack' };
 
 /**

@@ -1,4 +1,4 @@
-// The builds of the packages under shared/ (sdk, cli, sandbox), made when missing or older than
+// The builds of the packages under shared/ (sdk, cli, sandbox, mcp), made when missing or older than
 // their sources, as users get them. The CLI and the sandbox build against the SDK's dist.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,8 +10,10 @@ export const PACKAGES = {
   sdk: path.resolve(__dirname, '../../shared/sdk'),
   cli: path.resolve(__dirname, '../../shared/cli'),
   sandbox: path.resolve(__dirname, '../../shared/sandbox'),
+  mcp: path.resolve(__dirname, '../../shared/mcp'),
 };
 export const CLI = path.join(PACKAGES.cli, 'dist/main.js');
+export const MCP = path.join(PACKAGES.mcp, 'dist/main.js');
 const run = promisify(execFile);
 
 /** `npm test` builds first; run alone, a jest file builds the packages itself when they are stale. */

@@ -4,7 +4,9 @@
 //   sdk:     require, import, types (nodenext), the README's issue example, Node 20.18.1 and 22;
 //   cli:     `certsvc --help`, and an issue against a sandbox in this process;
 //   sandbox: `certsvc-sandbox` prints its URL and key; the README's jest test passes, written
-//            into an empty project, with the packed SDK, and leaves no handle open.
+//            into an empty project, with the packed SDK, and leaves no handle open;
+//   mcp:     `certsvc-mcp` starts over stdio and the official MCP client lists its tools and
+//            issues against a sandbox in this process.
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,7 +24,7 @@ const pkg = manifest('sdk');
 let sb: Sandbox;
 let dir: string;
 const packed: Record<string, { filename: string; files: Array<{ path: string }> }> = {};
-const apps = { sdk: '', cli: '', sandbox: '' };
+const apps = { sdk: '', cli: '', sandbox: '', mcp: '' };
 
 /** An empty project with these tarballs installed. */
 async function project(name: keyof typeof apps, tarballs: string[]): Promise<string> {
@@ -40,7 +42,7 @@ beforeAll(async () => {
     const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: PACKAGES[name] });
     [packed[name]] = JSON.parse(stdout);
   }
-  [apps.sdk, apps.cli, apps.sandbox] = await Promise.all([project('sdk', ['sdk']), project('cli', ['sdk', 'cli']), project('sandbox', ['sdk', 'sandbox'])]);
+  [apps.sdk, apps.cli, apps.sandbox, apps.mcp] = await Promise.all([project('sdk', ['sdk']), project('cli', ['sdk', 'cli']), project('sandbox', ['sdk', 'sandbox']), project('mcp', ['sdk', 'mcp'])]);
   sb = await createSandbox({ rateLimit: false });
 }, 400_000);
 afterAll(async () => {
@@ -310,4 +312,32 @@ describe('@certificate-service/sandbox', () => {
     const summary = JSON.parse(result.stdout);
     expect({ code: result.code, passed: summary.numPassedTests, failed: summary.numFailedTests }).toEqual({ code: 0, passed: 3, failed: 0 });
   }, 180_000);
+});
+
+describe('@certificate-service/mcp', () => {
+  test('the tarball is its dist and server.json; its dependencies are the SDK, the MCP SDK and zod, pinned', () => {
+    const m = manifest('mcp');
+    expect(packed.mcp.files.map((f) => f.path).filter((f) => !f.startsWith('dist/')).sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', 'server.json']);
+    expect(m.dependencies).toEqual({ '@certificate-service/sdk': `^${pkg.version}`, '@modelcontextprotocol/sdk': '1.32.2', zod: '3.25.76' });
+    const server = JSON.parse(fs.readFileSync(path.join(PACKAGES.mcp, 'server.json'), 'utf8'));
+    expect(server).toMatchObject({ name: m.mcpName, version: m.version, packages: [{ identifier: m.name, version: m.version, transport: { type: 'stdio' } }] });
+  });
+
+  test('installed into an empty folder, certsvc-mcp starts over stdio: tools/list and an issue against the sandbox', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const ws = sb.controls.createWorkspace();
+    const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(apps.mcp, 'node_modules/.bin/certsvc-mcp')], cwd: apps.mcp, env: { PATH: process.env.PATH ?? '', CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_API_KEY: ws.apiKey }, stderr: 'pipe' });
+    const client = new Client({ name: 'pack-test', version: '1' });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools).toHaveLength(16);
+      const batch = (await client.callTool({ name: 'create_batch', arguments: { title: 'Packed', designId: 'design_classic' } })).structuredContent as { batch: { id: string } };
+      const issued = (await client.callTool({ name: 'issue_certificates', arguments: { batchId: batch.batch.id, recipients: [{ name: 'Ada', email: 'ada@example.com' }] } })).structuredContent as { counts: { issued: number } };
+      expect(issued.counts.issued).toBe(1);
+    } finally {
+      await client.close();
+    }
+    expect(sb.controls.quota(ws.workspaceId).used).toBe(1);
+  }, 60_000);
 });

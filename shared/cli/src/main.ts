@@ -107,6 +107,27 @@ export function program(result: { exitCode: number }): Command {
       result.exitCode = await runDoctor((observe) => connect(command.optsWithGlobals<ConnectionFlags>(), process.env, observe), process.stdout);
     });
 
+  // The MCP server lives in its own package (@certificate-service/mcp, with the MCP SDK and
+  // its dependencies), so installing the CLI stays light; `certsvc mcp` runs it when installed.
+  cli
+    .command('mcp')
+    .description('start the MCP server (stdio; --http, --tools, --read-only: see certsvc mcp --help); needs @certificate-service/mcp')
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .argument('[options...]', 'passed to certsvc-mcp')
+    .action(async (options: string[], _o, command: Command) => {
+      const source = (name: string) => command.parent!.getOptionValueSource(name);
+      if (source('apiKey') === 'cli' || source('baseUrl') === 'cli') throw new UsageError('certsvc mcp takes the key and URL from CERTSVC_API_KEY and CERTSVC_BASE_URL only (a flag would show the key in process lists and client configs).');
+      let mcp: { main(argv: string[]): Promise<number> };
+      try {
+        mcp = require('@certificate-service/mcp') as typeof mcp;
+      } catch {
+        throw new UsageError('certsvc mcp needs @certificate-service/mcp: npm install -g @certificate-service/mcp (or run npx -p @certificate-service/mcp certsvc-mcp directly).');
+      }
+      result.exitCode = await mcp.main(options);
+    });
+
   cli
     .command('verify')
     .description('check a webhook delivery read from stdin, as a receiver would')

@@ -45,8 +45,10 @@ export { parseSecureUrl } from './base-url';
 // what it is about to send, so a required variable left empty fails before any request.
 export { checkRequiredVariables, type DesignVariable, type BatchVariables } from './variables';
 
-// First contact: which list wrapper and cursor a body has (`certsvc doctor` prints it).
+// First contact: which list wrapper and cursor a body has, and the read-only checks of
+// `certsvc doctor` and the MCP server's `doctor` tool.
 export { describeList } from './decode';
+export { checkFirstContact, observeAnswer, FIELDS_READ, type FirstContactCheck, type ObservedAnswer } from './first-contact';
 
 // The one seam to the host's HTTP stack.
 export type { Transport, HttpRequest, HttpResponse } from './transport';
@@ -57,6 +59,7 @@ export * from './types';
 // Errors: where a call failed, what it was, and what to tell the user (`hint`).
 export {
   CertificateServiceError,
+  SERVICE_ERROR_CODES,
   validationError,
   hostHint,
   type HostWords,

@@ -1,0 +1,133 @@
+// `--http`: streamable HTTP (MCP 2025-06-18 and later), one MCP session per client, on
+// 127.0.0.1 by default. Every request, whatever its method, passes one guard first:
+// - Authorization: Bearer <token> (CERTSVC_MCP_TOKEN, or one made at start and printed once
+//   on stderr), compared in constant time;
+// - Host must name this server (a loopback name, or the --host given), against DNS rebinding;
+// - Origin, when a browser sends one, must be this server's own origin (the MCP spec requires
+//   servers to check it, for the same reason).
+// A --host that is not loopback is refused unless --allow-remote; the token is required anyway.
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Logger } from './log';
+import { UsageError, type CertificateMcpServer } from './server';
+
+export const DEFAULT_PORT = 8766;
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
+const MIN_TOKEN_LENGTH = 24;
+
+export interface HttpOptions {
+  host?: string;
+  port?: number;
+  allowRemote?: boolean;
+  /** CERTSVC_MCP_TOKEN; when absent a token is made and printed once on stderr. */
+  token?: string;
+  /** A fresh server (tools, resources, prompt) for each MCP session. */
+  createServer: () => CertificateMcpServer;
+  log: Logger;
+  /** Where the generated token is printed (stderr). */
+  announce: (text: string) => void;
+}
+
+export interface RunningHttp {
+  url: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+export const isLoopback = (host: string): boolean => LOOPBACK.includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/** The Host header values that name this server. */
+function allowedHosts(host: string, port: number): string[] {
+  const names = isLoopback(host) ? LOOPBACK : [host.includes(':') && !host.startsWith('[') ? `[${host}]` : host, ...LOOPBACK];
+  return names.filter((n) => n !== '::1').map((n) => `${n}:${port}`.toLowerCase());
+}
+
+/** Why a request is refused, or undefined when it may go on. */
+export function guard(req: { headers: http.IncomingHttpHeaders }, token: string, hosts: string[]): { status: number; message: string } | undefined {
+  const auth = req.headers.authorization ?? '';
+  const expected = Buffer.from(`Bearer ${token}`);
+  const given = Buffer.from(auth);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { status: 401, message: 'Missing or wrong bearer token: send "Authorization: Bearer <token>" (CERTSVC_MCP_TOKEN, or the token printed when the server started).' };
+  const host = (req.headers.host ?? '').toLowerCase();
+  if (!hosts.includes(host)) return { status: 403, message: `Host "${host}" is not this server (allowed: ${hosts.join(', ')}).` };
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    let originHost = '';
+    try {
+      originHost = new URL(origin).host.toLowerCase();
+    } catch {
+      // not a URL: refused below
+    }
+    if (!hosts.includes(originHost)) return { status: 403, message: `Origin "${origin}" is not allowed: only this server's own origin may call it from a browser.` };
+  }
+  return undefined;
+}
+
+export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
+  const host = options.host ?? '127.0.0.1';
+  if (['0.0.0.0', '::', ''].includes(host)) throw new UsageError(`--host ${host || '""'} listens on every address; give the one address clients use (with --allow-remote).`);
+  if (!isLoopback(host) && !options.allowRemote) throw new UsageError(`--host ${host} is not a loopback address: anyone who can reach it could use the API key. Add --allow-remote if you mean it (the bearer token is still required).`);
+  if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) throw new UsageError(`CERTSVC_MCP_TOKEN is too short: use at least ${MIN_TOKEN_LENGTH} random characters.`);
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; mcp: CertificateMcpServer }>();
+  let hosts: string[] = [];
+
+  const server = http.createServer((req, res) => {
+    const refused = guard(req, token, hosts);
+    if (refused) {
+      res.writeHead(refused.status, { 'Content-Type': 'application/json', ...(refused.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {}) });
+      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: refused.message }, id: null }));
+      return;
+    }
+    void handle(req, res).catch((error: unknown) => {
+      options.log.warn(`HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const id = req.headers['mcp-session-id'];
+    const existing = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (existing) return existing.transport.handleRequest(req, res);
+    if (id !== undefined || req.method !== 'POST') {
+      res.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found: start one with an initialize request.' }, id: null }));
+      return;
+    }
+    // A new session: the transport answers anything but initialize with an error itself.
+    const mcp = options.createServer();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, mcp }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await mcp.server.connect(transport);
+    await transport.handleRequest(req, res);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? DEFAULT_PORT, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  hosts = allowedHosts(host, port);
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`;
+  if (options.token === undefined) options.announce(`certsvc-mcp: bearer token for ${url} (shown once; set CERTSVC_MCP_TOKEN to choose your own): ${token}\n`);
+  options.log.info(`listening on ${url} (streamable HTTP; every request needs the bearer token)`);
+
+  return {
+    url,
+    token,
+    close: async () => {
+      for (const { transport, mcp } of sessions.values()) {
+        await transport.close().catch(() => undefined);
+        await mcp.idle();
+      }
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+    },
+  };
+}

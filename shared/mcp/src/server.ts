@@ -1,0 +1,157 @@
+// The MCP server: registers the tools of the list (tools/index.ts) that --tools and
+// --read-only leave, the resources and the prompt, and runs each call with its context
+// (the client, the confirmation step, progress, the cancel signal).
+import { randomUUID } from 'node:crypto';
+import type { CertificateServiceClient, HeaderBag } from '@certificate-service/sdk';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ElicitResultSchema, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { failure, success } from './answers';
+import { ConfirmationTokens, confirmer } from './confirm';
+import { silentLogger, type Logger } from './log';
+import { registerPrompts } from './prompts';
+import { Redactor } from './redact';
+import { registerResources } from './resources';
+import type { ToolDefinition } from './tool';
+import { TOOLS } from './tools';
+
+export const SERVER_NAME = 'certificate-service';
+export const DEFAULT_CONFIRM_ABOVE = 25;
+/** How long the user has to answer a confirmation the client shows. */
+const ELICITATION_TIMEOUT_MS = 10 * 60_000;
+
+export class UsageError extends Error {}
+
+export interface ToolSelection {
+  /** Allow-list of tool names (--tools a,b); every tool when absent. */
+  tools?: string[];
+  /** Only read-only tools, whatever --tools says (--read-only). */
+  readOnly?: boolean;
+}
+
+/** The tools a selection leaves; an unknown name in the allow-list is a usage error. */
+export function selectTools(selection: ToolSelection = {}, all: ReadonlyArray<ToolDefinition<any>> = TOOLS): ToolDefinition<any>[] {
+  const known = all.map((t) => t.name);
+  const unknown = (selection.tools ?? []).filter((n) => !known.includes(n));
+  if (unknown.length) throw new UsageError(`Unknown tool${unknown.length > 1 ? 's' : ''} in --tools: ${unknown.join(', ')}. The tools are: ${known.join(', ')}.`);
+  return all.filter((t) => (!selection.tools || selection.tools.includes(t.name)) && (!selection.readOnly || t.annotations.readOnlyHint));
+}
+
+export interface ServerOptions extends ToolSelection {
+  /** The API client, or how to make it at the first call (the bin: from CERTSVC_API_KEY and CERTSVC_BASE_URL). */
+  client: CertificateServiceClient | (() => CertificateServiceClient);
+  /** A second client whose transport reports each answer, for `doctor`. */
+  observedClient?: (observe: (status: number, headers: HeaderBag, body: unknown) => void) => CertificateServiceClient;
+  /** Confirm an issue of more than this many certificates (default 25). */
+  confirmAbove?: number;
+  /** Strings no answer may carry (the API key, the HTTP token). */
+  secrets?: ReadonlyArray<string | undefined>;
+  log?: Logger;
+  tokens?: ConfirmationTokens;
+  version?: string;
+}
+
+export interface CertificateMcpServer {
+  server: McpServer;
+  tools: string[];
+  /** Resolves when no tool call is running (the bin waits for it before exiting). */
+  idle(): Promise<void>;
+}
+
+export function createServer(options: ServerOptions): CertificateMcpServer {
+  const tools = selectTools(options);
+  const redactor = new Redactor(options.secrets);
+  const log = options.log ?? silentLogger;
+  const tokens = options.tokens ?? new ConfirmationTokens();
+  const instance = randomUUID();
+  const running = new Set<Promise<unknown>>();
+  const server = new McpServer(
+    { name: SERVER_NAME, title: 'Certificate Service', version: options.version ?? '0.0.0' },
+    {
+      capabilities: { logging: {} },
+      instructions:
+        'Tools for the Certificate Service: issue, send and look up certificates in batches. Find a batch (list_batches) and its variables (get_batch) before issuing; ' +
+        'issue_certificates skips emails already in the batch, so repeating a call never issues twice. Tools that change or delete something, send email, or issue many ask the user first. ' +
+        'The API key is the server\'s own: no tool takes one. Creating webhook subscriptions is left to the certsvc CLI.',
+    },
+  );
+
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        ...(tool.output ? { outputSchema: tool.output } : {}),
+        annotations: { title: tool.title, ...tool.annotations },
+      },
+      async (args: Record<string, unknown>, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
+        const progressToken = extra._meta?.progressToken;
+        const canElicit = !!server.server.getClientCapabilities()?.elicitation;
+        const connect = () => (typeof options.client === 'function' ? options.client() : options.client);
+        const call = Promise.resolve()
+          .then(() => connect())
+          .then((client) => tool.run(args, {
+            client,
+            confirmAbove: options.confirmAbove ?? DEFAULT_CONFIRM_ABOVE,
+            signal: extra.signal,
+            log,
+            observedClient: options.observedClient ?? (() => client),
+            progress: (done, total, message) => {
+              if (progressToken === undefined) return;
+              void extra
+                .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total, message: redactor.text(message) } })
+                .catch(() => undefined);
+            },
+            confirm: confirmer({
+              tokens,
+              session: extra.sessionId ?? instance,
+              elicit: canElicit
+                ? async (message) => {
+                    // A client that cannot show the question (or errs, or times out) has not said yes.
+                    const answer = await extra.sendRequest(
+                      {
+                        method: 'elicitation/create',
+                        params: {
+                          mode: 'form',
+                          message: redactor.text(message),
+                          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Yes, do it', description: 'Tick to go ahead; anything else changes nothing.' } }, required: ['confirm'] },
+                        },
+                      },
+                      ElicitResultSchema,
+                      { timeout: ELICITATION_TIMEOUT_MS },
+                    ).catch((error: unknown) => {
+                      log.warn(`${tool.name}: the confirmation could not be asked (${error instanceof Error ? error.message : String(error)}); nothing was done`);
+                      return { action: 'cancel' as const, content: undefined };
+                    });
+                    if (answer.action !== 'accept') return answer.action;
+                    return answer.content?.confirm === true ? 'accept' : 'decline';
+                  }
+                : undefined,
+            }),
+          }))
+          .then(
+            (answer) => {
+              // A cancelled call's answer is not delivered (the SDK drops it): the log keeps it.
+              if (extra.signal.aborted) log.warn(`${tool.name} was cancelled; it finished the call in flight and sent nothing more: ${JSON.stringify(answer.data).slice(0, 2000)}`);
+              return success(answer, redactor, true);
+            },
+            (error: unknown) => failure(error, tool.name, redactor, log),
+          );
+        running.add(call);
+        return call.finally(() => running.delete(call));
+      },
+    );
+  }
+  registerResources(server);
+  registerPrompts(server);
+
+  return {
+    server,
+    tools: tools.map((t) => t.name),
+    idle: async () => {
+      while (running.size) await Promise.allSettled([...running]);
+    },
+  };
+}

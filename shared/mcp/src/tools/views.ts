@@ -1,0 +1,36 @@
+// The short forms tools answer with: what a model needs to go on, not every field.
+import { validationError, type Batch, type CertificateServiceClient, type Recipient } from '@certificate-service/sdk';
+import { z } from 'zod/v4';
+
+export const certificateView = (r: Recipient) => ({
+  id: r.id,
+  batchId: r.batchId,
+  certificateId: r.certificateId,
+  name: r.name,
+  email: r.email,
+  certUrl: r.certUrl,
+  emailStatus: r.emailStatus,
+  issueDate: r.issueDate,
+  data: r.data,
+});
+
+export const batchView = (b: Batch) => ({ id: b.id, title: b.title, designId: b.designId, status: b.status });
+
+/** Which certificate a tool acts on: its certificate ID, or its batch and recipient id. */
+export const certificateTarget = {
+  certificateId: z.string().optional().describe('The human-readable certificate ID (CERT-…). Give this, or batchId and recipientId.'),
+  batchId: z.string().optional().describe('The batch of the certificate (with recipientId).'),
+  recipientId: z.string().optional().describe('The certificate\'s id in its batch (rec_…), as find tools return it under "id".'),
+};
+
+/** Reads the certificate a tool is about to change (one GET), so the confirmation can show it. */
+export async function findTarget(client: CertificateServiceClient, t: { certificateId?: string; batchId?: string; recipientId?: string }): Promise<Recipient> {
+  if (t.batchId?.trim() && t.recipientId?.trim()) return client.getRecipient(t.batchId, t.recipientId);
+  if (t.certificateId?.trim()) return client.getCertificate(t.certificateId);
+  throw validationError('certificateId', 'give the certificate ID (CERT-…), or both batchId and recipientId');
+}
+
+export const confirmationToken = z
+  .string()
+  .optional()
+  .describe('Only after a dry run: the token it returned, once the user has agreed. Leave it out otherwise.');
