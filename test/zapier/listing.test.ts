@@ -70,7 +70,7 @@ describe('README publish steps', () => {
     expect(flag('--category')).toBe('education');
     expect(publisher.description.length).toBeGreaterThan(0);
     expect(publisher.description.length).toBeLessThanOrEqual(140); // the CLI's MAX_DESCRIPTION_LENGTH
-    const order = ['npm run release:check', 'npm run register', 'zapier-platform push', `zapier-platform promote ${version}`, `zapier-platform migrate 0.1.0 ${version}`];
+    const order = ['npm run release:check', 'npm run register', 'zapier-platform push', `zapier-platform promote ${version}`, `zapier-platform migrate 0.2.0 ${version}`];
     const at = order.map((step) => readme.indexOf(step));
     expect(at.every((i) => i >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
