@@ -51,7 +51,7 @@ const rows: Row[] = [
   { name: 'network error on a GET, after the retries', steps: fiveTimes(() => netError('ECONNRESET')), call: get, phase: 'request', code: 'NETWORK_ERROR', flags: {}, hint: '' },
   { name: 'network error on an issue POST', steps: [netError('ECONNRESET')], call: issue, phase: 'request', code: 'NETWORK_ERROR', flags: { outcomeUnknown: true }, hint: /not repeated, so nothing is applied twice/ },
   { name: 'timeout on an issue POST', steps: [netError('ETIMEDOUT')], call: issue, phase: 'request', code: 'TIMEOUT', flags: { outcomeUnknown: true }, hint: /not repeated/ },
-  { name: 'network error on an issue POST: the hint is about issuing', steps: [netError('ECONNRESET')], call: issue, phase: 'request', code: 'NETWORK_ERROR', flags: { outcomeUnknown: true }, hint: /Check the batch before issuing again; issuing with "skip existing"/ },
+  { name: 'network error on an issue POST: the hint is about issuing', steps: [netError('ECONNRESET')], call: issue, phase: 'request', code: 'NETWORK_ERROR', flags: { outcomeUnknown: true }, hint: /Check the batch before issuing again: issuing the same list again, skipping the emails already in the batch/ },
   { name: 'network error on a send POST: the hint is not about issuing', steps: [netError('ECONNRESET')], call: (s) => s.client.sendCertificate('batch_1', 'rec_1'), phase: 'request', code: 'NETWORK_ERROR', flags: { outcomeUnknown: true }, hint: /^It was not repeated, so nothing is applied twice\. Check whether it took effect before trying again\.$/ },
   { name: '502 to an issue POST', steps: [reply(502, '<html>Bad gateway</html>')], call: issue, phase: 'request', code: 'UNKNOWN', flags: { outcomeUnknown: true }, hint: /not repeated/ },
 ];

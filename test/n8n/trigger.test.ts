@@ -166,7 +166,7 @@ describe('lifecycle', () => {
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect((error as NodeApiError).message).toBe('A workspace can hold at most 20 webhook subscriptions; delete one first.');
 		expect((error as NodeApiError).description).toMatch(
-			/every instant trigger that is on holds one\. Turn off the triggers you no longer need.*In n8n, each active workflow with the Certificate Service Trigger holds one, and one more while the trigger listens for a test event; the Certificate Service Poll Trigger holds none\..*certsvc subscriptions list/,
+			/Free one: delete a webhook subscription that nothing uses any more\. In n8n, each active workflow with the Certificate Service Trigger holds one, and one more while the trigger listens for a test event; the Certificate Service Poll Trigger holds none\..*certsvc subscriptions list/,
 		);
 		expect(hook.staticData.subscriptionId).toBeUndefined();
 	});

@@ -182,7 +182,7 @@ describe('subscription edge cases', () => {
     api().post('/api/v1/webhooks/subscriptions').reply(403, { error: 'PLAN_LIMIT_EXCEEDED', message: 'At most 20 webhook subscriptions.', detail: {} });
     const error = await caught(run('triggers.certificate_sent.operation.performSubscribe', { targetUrl: HOOK_URL, inputData: {} }));
     expect(error.json).toMatchObject({ code: 'PLAN_LIMIT_EXCEEDED', status: 403 });
-    expect(String(error.json?.message)).toMatch(/^At most 20 webhook subscriptions\. A workspace holds at most 20 webhook subscriptions, and every instant trigger that is on holds one\..*Polling triggers hold none\. Each Zap that is on with an instant Certificate Service trigger holds one: turn off the Zaps you no longer use, or switch them to the polling triggers New Certificate, Certificate Email Sent and Certificate Email Failed, which hold none/);
+    expect(String(error.json?.message)).toMatch(/^At most 20 webhook subscriptions\. Free one: delete a webhook subscription that nothing uses any more\. Each Zap that is on with an instant Certificate Service trigger holds one: turn off the Zaps you no longer use, or switch them to the polling triggers New Certificate, Certificate Email Sent and Certificate Email Failed, which hold none/);
     expect(String(error.json?.message)).not.toMatch(/certsvc/); // no CLI command: a Zapier user has no shell
   });
 

@@ -145,6 +145,7 @@ export function program(result: { exitCode: number }): Command {
 /** The CLI's words after the core's hint: its environment variables and commands. */
 const CLI_WORDS: HostWords = {
   auth: 'Set the key in CERTSVC_API_KEY (or pass --api-key).',
+  'issue-unknown': 'Run the same certsvc issue command again: rows already in the batch are skipped.',
   'subscription-limit': 'List them with "certsvc subscriptions list" and remove one with "certsvc subscriptions delete <id>".',
   'unexpected-response': 'Check CERTSVC_BASE_URL (or --base-url).',
   unreachable: 'Check CERTSVC_BASE_URL (or --base-url); the local sandbox answers at http://127.0.0.1:4010/api/v1 once started (`npm start -- --serve` in a clone, or `certsvc-sandbox`).',

@@ -12,6 +12,7 @@ import type { ToolAnswer } from './tool';
 export const MCP_WORDS: HostWords = {
   auth: 'The key comes from CERTSVC_API_KEY in this MCP server\'s environment (the "env" of its entry in the client\'s configuration); a tool cannot change it.',
   'subscription-limit': 'List them with list_subscriptions and delete one with delete_subscription.',
+  'issue-unknown': 'Call issue_certificates again with the same list: it skips what is already issued and issues only what is missing.',
   'unexpected-response': 'Check CERTSVC_BASE_URL in this MCP server\'s environment.',
 };
 

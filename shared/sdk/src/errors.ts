@@ -149,16 +149,16 @@ const AUTH_HINTS: Partial<Record<AnyErrorCode, string>> = {
   EXPIRED_API_KEY: `Make a new key under ${KEYS_PAGE}.`,
 };
 const DEFAULT_RATE_LIMIT = 120; // spec section 8: 120 requests per minute per API key
-const SUBSCRIPTION_LIMIT = 20; // spec section 8: webhook subscriptions per workspace
 
-/** What a hint is about, for hosts that add their own words to it. */
-export type HintTopic = 'auth' | 'outcome-unknown' | 'subscription-limit' | 'rate-limit' | 'unexpected-response' | 'unreachable';
+/**
+ * What a hint is about, for hosts that add their own words to it (what holds a subscription in
+ * that host, how it issues again): the core's hint says only what holds everywhere.
+ * `issue-unknown` is an issue call whose outcome is unknown; `outcome-unknown` any other call's.
+ */
+export type HintTopic = 'auth' | 'issue-unknown' | 'outcome-unknown' | 'subscription-limit' | 'rate-limit' | 'unexpected-response' | 'unreachable';
 
-/** Each instant trigger that is on holds one subscription, so a full workspace blocks the next one; polling triggers hold none. */
-function subscriptionLimitHint(detail: Record<string, unknown>): string {
-  const limit = typeof detail.limit === 'number' ? detail.limit : SUBSCRIPTION_LIMIT;
-  return `A workspace holds at most ${limit} webhook subscriptions, and every instant trigger that is on holds one. Turn off the triggers you no longer need, and delete the subscriptions that no trigger owns any more. Polling triggers hold none.`;
-}
+// The message (the service's) says the limit was reached; the hint only what to do.
+const SUBSCRIPTION_LIMIT_HINT = 'Free one: delete a webhook subscription that nothing uses any more.';
 
 export class CertificateServiceError extends Error {
   /** The service's stable code, or NETWORK_ERROR / TIMEOUT / UNKNOWN. */
@@ -216,7 +216,7 @@ export class CertificateServiceError extends Error {
   /** What the hint is about, so a host can add its own words (see HintTopic). */
   get hintTopic(): HintTopic | undefined {
     if (this.isAuthError) return 'auth';
-    if (this.outcomeUnknown) return 'outcome-unknown';
+    if (this.outcomeUnknown) return this.request?.recipients ? 'issue-unknown' : 'outcome-unknown';
     if (this.code === 'PLAN_LIMIT_EXCEEDED' && this.request?.method === 'POST' && this.request.path === '/webhooks/subscriptions') return 'subscription-limit';
     if (this.isRateLimited) return 'rate-limit';
     if (this.code === 'UNEXPECTED_RESPONSE') return 'unexpected-response';
@@ -230,10 +230,10 @@ export class CertificateServiceError extends Error {
     if (this.outcomeUnknown) {
       // Only an issue call carries recipients; for any other call, issuing advice would mislead.
       return this.request?.recipients
-        ? 'It was not repeated, so nothing is applied twice. Check the batch before issuing again; issuing with "skip existing" on issues only what is missing.'
+        ? 'It was not repeated, so nothing is applied twice. Check the batch before issuing again: issuing the same list again, skipping the emails already in the batch, issues only what is missing.'
         : 'It was not repeated, so nothing is applied twice. Check whether it took effect before trying again.';
     }
-    if (this.hintTopic === 'subscription-limit') return subscriptionLimitHint(this.detail);
+    if (this.hintTopic === 'subscription-limit') return SUBSCRIPTION_LIMIT_HINT;
     if (this.isRateLimited) {
       const wait = this.retryAfterSeconds !== undefined ? `in ${this.retryAfterSeconds} s` : 'in a minute';
       return `The rate limit was reached: the service allows ${this.rateLimit ?? DEFAULT_RATE_LIMIT} requests per minute per API key. Try again ${wait}, or spread the work out.`;

@@ -63,6 +63,7 @@ export function fieldLabel(field: string): string {
 /** Zapier's words after the core's hint: the connection, the Zaps that hold a subscription. */
 export const ZAPIER_WORDS: HostWords = {
   auth: 'Reconnect your Certificate Service account in Zapier with a working key.',
+  'issue-unknown': 'Replay the run: Issue Certificates in Bulk skips the lines already issued; for Issue Certificate, turn on "Skip If Already Issued in This Batch" first, or use Find or Issue Certificate.',
   'subscription-limit':
     'Each Zap that is on with an instant Certificate Service trigger holds one: turn off the Zaps you no longer use, or switch them to the polling triggers New Certificate, Certificate Email Sent and Certificate Email Failed, which hold none. (n8n workflows and your own apps on the same workspace may hold others.)',
   'unexpected-response': 'Check the API Base URL of your Certificate Service connection.',

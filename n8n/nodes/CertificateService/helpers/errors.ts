@@ -7,6 +7,7 @@ import type { ErrorPhase, HostWords } from '@certificate-service/sdk/core';
 /** n8n's words after the core's hint: where the key lives, which triggers hold a subscription. */
 export const N8N_WORDS: HostWords = {
 	auth: 'Put the key in the Certificate Service API credential this node uses.',
+	'issue-unknown': 'Run the workflow again with "Skip Emails Already Issued in This Batch" on: it issues only what is missing.',
 	'subscription-limit':
 		'In n8n, each active workflow with the Certificate Service Trigger holds one, and one more while the trigger listens for a test event; the Certificate Service Poll Trigger holds none. Subscriptions left by an n8n instance that moved or lost its database are listed by "certsvc subscriptions list" and removed by "certsvc subscriptions delete <id>".',
 	'unexpected-response': 'Check the Base URL in the Certificate Service API credential.',

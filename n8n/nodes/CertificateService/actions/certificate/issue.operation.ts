@@ -103,10 +103,11 @@ function variablesByBatch(requests: IssueRequest[]): Map<string, DesignVariable[
 function summarise(outcomes: IssueOutcome[]): string {
 	const c = countOutcomes(outcomes);
 	const held = c.notSent + c.refusedEarlier + c.unreadBatch;
-	return (
-		`Of ${c.total} items, ${c.issued} certificates were issued, ${c.skipped} skipped (already issued), ${c.invalid + c.failed} failed, ${c.unknown} with an unknown outcome and ${held} not sent; the issued ones are not undone.` +
-		' Running the workflow again with "Skip Emails Already Issued in This Batch" on issues only the rest.'
-	);
+	const counts = `Of ${c.total} items, ${c.issued} certificates were issued, ${c.skipped} skipped (already issued), ${c.invalid + c.failed} failed, ${c.unknown} with an unknown outcome and ${held} not sent; the issued ones are not undone.`;
+	// An unknown outcome's own hint already says how to run again (N8N_WORDS 'issue-unknown'): said once.
+	const stoppedBy = outcomes.find((o) => !o.ok && o.kind !== 'notSent' && o.kind !== 'refusedEarlier');
+	if (stoppedBy?.kind === 'unknown') return counts;
+	return `${counts} Running the workflow again with "Skip Emails Already Issued in This Batch" on issues only the rest.`;
 }
 
 /** One item's output: its certificate (and whether it was skipped), or its error. */
