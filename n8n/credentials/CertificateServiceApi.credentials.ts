@@ -7,7 +7,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { CertificateServiceError, normaliseBaseUrl, parseSecureUrl } from '@certificate-service/sdk/core';
+import { apiKeyFrom, CertificateServiceError, normaliseBaseUrl, parseSecureUrl } from '@certificate-service/sdk/core';
 import type { ErrorCode } from '@certificate-service/sdk/core';
 
 /** What to do about a refused test, in the core's words (n8n would show only "Unauthorized"). */
@@ -77,7 +77,8 @@ export class CertificateServiceApi implements ICredentialType {
 		if (requestOptions.baseURL !== undefined) requestOptions.baseURL = baseUrl;
 		requestOptions.headers = {
 			...requestOptions.headers,
-			Authorization: `Bearer ${String(credentials.apiKey ?? '')}`,
+			// Trimmed, as every host sends it: a key pasted with a trailing newline still works.
+			Authorization: `Bearer ${apiKeyFrom(credentials.apiKey) ?? ''}`,
 		};
 		return requestOptions;
 	}

@@ -1,4 +1,5 @@
 import nock from 'nock';
+import { CertificateServiceClient } from '@certificate-service/sdk/core';
 import { API, KEY, makeClient, recipient } from './helpers';
 
 // Each endpoint of the spec (section 4): method, path, auth header and body.
@@ -70,4 +71,20 @@ test('the secret is never echoed by list or get, only by create and rotate', asy
   nock('https://certs.example.com').get('/api/v1/webhooks/subscriptions/whs_1').reply(200, { id: 'whs_1', url: 'https://x.test/h', events: ['certificate.sent'] });
   const { client } = makeClient();
   expect((await client.getSubscription('whs_1')).secret).toBeUndefined();
+});
+
+test('the key is sent trimmed (pasted with a space and a newline), and neither form reaches an error', async () => {
+  const requests: string[] = [];
+  const client = new CertificateServiceClient({
+    baseUrl: API,
+    apiKey: ` ${KEY}\n`,
+    sleep: async () => undefined,
+    transport: async (request) => {
+      requests.push(request.headers.Authorization);
+      return { status: 401, headers: {}, body: JSON.stringify({ error: 'INVALID_API_KEY', message: `refused  ${KEY}\n` }) };
+    },
+  });
+  const error = (await client.auth().catch((e: unknown) => e)) as Error;
+  expect(requests).toEqual([`Bearer ${KEY}`]);
+  expect(JSON.stringify({ m: error.message })).not.toContain(KEY);
 });

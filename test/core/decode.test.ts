@@ -90,7 +90,7 @@ describe('single resource', () => {
   ])('known: %s', (_n, body) => expect(read(body, ctx()).id).toBe('r1'));
 
   test.each([
-    ['{"status":"ok"}', { status: VALUE }, /an object with keys "status", where a certificate with an "id" was expected/],
+    ['{"status":"ok"}', { status: VALUE }, /an object with keys "status", where a certificate with "id" was expected/],
     ['an id that is not a string', { id: 7 }, /keys "id"/],
     ['empty body', null, /an empty body/],
     ['HTML page', html, /an HTML page/],

@@ -47,7 +47,7 @@ test('getCertificate answered 200 {"status":"ok"} is an error, not a certificate
   const s = client([reply(200, { status: 'ok' }, { 'Content-Type': 'application/json' })]);
   await expect(s.client.getCertificate('CERT-2026-1-1')).rejects.toMatchObject({
     code: 'UNEXPECTED_RESPONSE',
-    message: 'GET /certificates/{certificateId} answered 200 (application/json) with an object with keys "status", where a certificate with an "id" was expected.',
+    message: 'GET /certificates/{certificateId} answered 200 (application/json) with an object with keys "status", where a certificate with "id", "batchId" was expected.',
   });
 });
 
@@ -85,4 +85,12 @@ test('a signing secret seen on create is redacted from a later error, even one n
   const error = await s.client.testSubscription('whs_1').catch((e: unknown) => e);
   expect(error).toMatchObject({ message: 'bad secret [redacted]' });
   expect(leaks(error, secret)).toBe(false);
+});
+
+test('a certificate answer without the fields the connectors rely on is not taken for one', async () => {
+  const noEmail = client([reply(200, { id: 'rec_1', batchId: 'b1' }, { 'Content-Type': 'application/json' })]);
+  await expect(noEmail.client.getRecipient('b1', 'rec_1')).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE', message: expect.stringMatching(/where a certificate with "id", "email" was expected/) });
+  // An update's answer is not shown in the spec: an empty one is what the call knows, typed as that (RecipientChange).
+  const update = client([reply(200, '', {})]);
+  expect(await update.client.updateRecipient('b1', 'rec_1', { name: 'Ada' })).toEqual({ id: 'rec_1', batchId: 'b1' });
 });

@@ -52,6 +52,11 @@ describe('credential test and authenticate', () => {
 		}
 	});
 
+	it('a key pasted with spaces or a newline is sent trimmed, as every host sends it', async () => {
+		const out = await credential.authenticate({ apiKey: ` ${KEY}\n`, baseUrl: 'https://certs.example.com' }, testRequest());
+		expect(out.headers).toEqual({ Authorization: `Bearer ${KEY}` });
+	});
+
 	it.each([
 		['http://certs.example.com', /must use https:\/\//],
 		['http://10.0.0.5/api/v1', /must use https:\/\//],

@@ -105,9 +105,9 @@ describe('error mapping', () => {
 
   it('a 5xx on a GET is retried by the core (safe to repeat)', async () => {
     api().get('/api/v1/certificates/CERT-1').reply(503, '');
-    api().get('/api/v1/certificates/CERT-1').reply(200, { id: 'rec_1', certificateId: 'CERT-1' });
+    api().get('/api/v1/certificates/CERT-1').reply(200, { id: 'rec_1', batchId: 'batch_1', certificateId: 'CERT-1' });
     await expect(run('searches.find_certificate.operation.perform', { inputData: { certificate_id: 'CERT-1' } })).resolves.toEqual([
-      { id: 'rec_1', certificateId: 'CERT-1' },
+      { id: 'rec_1', batchId: 'batch_1', certificateId: 'CERT-1' },
     ]);
   });
 

@@ -1,5 +1,5 @@
 import type { BeforeRequestMiddleware } from 'zapier-platform-core';
-import { normaliseBaseUrl } from '@certificate-service/sdk/core';
+import { apiKeyFrom, normaliseBaseUrl } from '@certificate-service/sdk/core';
 import packageJson from '../package.json';
 
 export const USER_AGENT = `certificate-service-zapier/${packageJson.version}`;
@@ -18,7 +18,7 @@ function apiOrigin(baseUrl: unknown): string | undefined {
  * configured API only, so the key is never sent to any other host.
  */
 export const addBearerToken: BeforeRequestMiddleware = (request, _z, bundle) => {
-  const apiKey = bundle.authData?.apiKey?.trim();
+  const apiKey = apiKeyFrom(bundle.authData?.apiKey);
   const origin = apiOrigin(bundle.authData?.baseUrl);
   let target: string | undefined;
   try {

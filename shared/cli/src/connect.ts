@@ -1,4 +1,4 @@
-import { CertificateServiceClient, createUndiciTransport, type HttpRequest, type HttpResponse, type Transport } from '@certificate-service/sdk';
+import { apiKeyFrom, CertificateServiceClient, createUndiciTransport, type HttpRequest, type HttpResponse, type Transport } from '@certificate-service/sdk';
 import { UsageError } from './usage-error';
 
 /** How long `certsvc` waits for a connection before saying nothing answers. */
@@ -21,7 +21,7 @@ export interface Connection {
 export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, observe?: (request: HttpRequest, response: HttpResponse) => void): Connection {
   const apiKey = flags.apiKey ?? env.CERTSVC_API_KEY;
   const baseUrl = flags.baseUrl ?? env.CERTSVC_BASE_URL;
-  if (!apiKey?.trim()) throw new UsageError('No API key: set CERTSVC_API_KEY or pass --api-key.');
+  if (!apiKeyFrom(apiKey)) throw new UsageError('No API key: set CERTSVC_API_KEY or pass --api-key.');
   if (!baseUrl?.trim()) throw new UsageError('No service URL: set CERTSVC_BASE_URL (e.g. https://<your service host>/api/v1) or pass --base-url.');
   // A shorter connect timeout than the SDK's 10 s: someone is waiting at the terminal, and an
   // address that never answers should say so soon (with a hint about the base URL).
@@ -37,7 +37,7 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
   };
   const client = new CertificateServiceClient({
     baseUrl,
-    apiKey: apiKey.trim(),
+    apiKey, // the core trims it where it adds it; redaction covers both forms
     transport,
     sleep: (ms) => {
       waitingUntil = Date.now() + ms;

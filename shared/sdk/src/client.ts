@@ -13,7 +13,7 @@ import * as recipients from './client/recipients';
 import * as poll from './client/poll';
 import * as subscriptions from './client/subscriptions';
 import { getBatchVariables, type BatchVariables } from './variables';
-import type { ActionResult, Batch, Design, EventType, IssueInput, Page, Recipient, RecipientUpdate, WebhookSubscription, Workspace } from './types';
+import type { ActionResult, Batch, BatchChange, Design, EventType, IssueInput, Page, Recipient, RecipientChange, RecipientUpdate, WebhookSubscription, Workspace } from './types';
 
 export type { ListOptions, BatchListOptions } from './client/batches';
 export type { RecipientListOptions } from './client/recipients';
@@ -107,7 +107,7 @@ export class CertificateServiceClient {
   async auth(): Promise<Workspace> {
     // POST /auth only checks the key, so it is retried like a GET.
     const spec = { method: 'POST' as const, route: '/auth', path: '/auth', safeToRepeat: true };
-    return this.#exit((api) => api.call(spec, one<Workspace>('the workspace', ['workspace'], 'workspaceId')));
+    return this.#exit((api) => api.call(spec, one<Workspace>('the workspace', ['workspace'], ['workspaceId'])));
   }
 
   listBatches(options?: batches.BatchListOptions): Promise<Page<Batch>> {
@@ -122,10 +122,11 @@ export class CertificateServiceClient {
   createBatch(input: { title: string; designId: string; [extra: string]: unknown }): Promise<Batch> {
     return this.#exit((api) => batches.createBatch(api, input));
   }
-  archiveBatch(batchId: string): Promise<Batch> {
+  /** The answer is not shown in the spec: what it says, over what the call knows (`id`, `status`). */
+  archiveBatch(batchId: string): Promise<BatchChange> {
     return this.#exit((api) => batches.setArchived(api, batchId, true));
   }
-  unarchiveBatch(batchId: string): Promise<Batch> {
+  unarchiveBatch(batchId: string): Promise<BatchChange> {
     return this.#exit((api) => batches.setArchived(api, batchId, false));
   }
   listDesigns(options?: batches.ListOptions): Promise<Page<Design>> {
@@ -182,7 +183,8 @@ export class CertificateServiceClient {
   recipientsByEmail(batchId: string): Promise<Map<string, Recipient[]>> {
     return this.#exit((api) => recipients.recipientsByEmail(api, batchId));
   }
-  updateRecipient(batchId: string, recipientId: string, update: RecipientUpdate): Promise<Recipient> {
+  /** The answer is not shown in the spec: what it says, over what the call knows (`id`, `batchId`). */
+  updateRecipient(batchId: string, recipientId: string, update: RecipientUpdate): Promise<RecipientChange> {
     return this.#exit((api) => recipients.updateRecipient(api, batchId, recipientId, update));
   }
   deleteRecipient(batchId: string, recipientId: string): Promise<ActionResult> {

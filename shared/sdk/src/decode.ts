@@ -142,13 +142,17 @@ function failList(body: unknown, context: ResponseContext, noun: string): never 
 
 // --- Single resources ----------------------------------------------------------
 
-/** One resource with an `id` string, bare or under one of `keys` (or `data`). */
-export function one<T>(noun: string, keys: string[] = [], idField = 'id'): Decoder<T> {
+/**
+ * One resource, bare or under one of `keys` (or `data`), with a non-empty string at each of
+ * `fields`: what the core and the hosts rely on. The type claims no more than those and what the
+ * spec lists; a field the spec lists and the answer lacks is simply absent.
+ */
+export function one<T>(noun: string, keys: string[] = [], fields: readonly string[] = ['id']): Decoder<T> {
   return (body, context) => {
-    const hasId = (v: unknown): v is Record<string, unknown> => isObject(v) && typeof v[idField] === 'string' && v[idField] !== '';
-    if (hasId(body)) return body as T;
-    if (isObject(body)) for (const k of [...keys, 'data']) if (hasId(body[k])) return body[k] as T;
-    throw unexpected(context, body, `${noun} with an "${idField}"`);
+    const complete = (v: unknown): v is Record<string, unknown> => isObject(v) && fields.every((f) => typeof v[f] === 'string' && v[f] !== '');
+    if (complete(body)) return body as T;
+    if (isObject(body)) for (const k of [...keys, 'data']) if (complete(body[k])) return body[k] as T;
+    throw unexpected(context, body, `${noun} with ${fields.map((f) => `"${f}"`).join(', ')}`);
   };
 }
 

@@ -39,7 +39,7 @@ export { collect, MAX_PAGE_SIZE } from './pagination';
 // looked up; an email is checked before a batch is searched for it; a share token is read
 // from a bare token or a pasted certificate URL; a recipient (a CSV row) is checked before any is sent; the n8n credential applies the
 // HTTPS-except-loopback rule to its test request.
-export { validateEvents, validateIssue, validateUpdate, requireEmail, shareTokenFrom } from './validation';
+export { validateEvents, validateIssue, validateUpdate, requireEmail, shareTokenFrom, apiKeyFrom } from './validation';
 export { parseSecureUrl } from './base-url';
 // A batch's certificate variables (client.getBatchVariables) and the check a host runs on
 // what it is about to send, so a required variable left empty fails before any request.

@@ -4,13 +4,14 @@ import { jitterMs, othersBetween, parseRateLimit, parseRetryAfter, type RateLimi
 import { DEFAULT_RETRY, isRepeatable, retryDecision, type AttemptResult, type RetryOptions } from './retry';
 import type { HttpRequest, HttpResponse, Transport } from './transport';
 import { getHeader } from './headers';
+import { apiKeyFrom } from './validation';
 
 export type { RetryOptions } from './retry';
 
 export interface RequesterOptions {
   baseUrl: string;
   transport: Transport;
-  /** When set, the core sends `Authorization: Bearer`; hosts that authenticate themselves leave it out. */
+  /** When set, the core sends `Authorization: Bearer` with it, trimmed; hosts that authenticate themselves leave it out. */
   apiKey?: string;
   retry?: Partial<RetryOptions>;
   /**
@@ -131,7 +132,8 @@ export class Requester {
     const identity: RequestIdentity = { method: spec.method, path: spec.path, ...(spec.recipients ? { recipients: spec.recipients } : {}) };
     const repeatable = isRepeatable(spec.method, spec.safeToRepeat);
     const headers: Record<string, string> = { Accept: 'application/json' };
-    if (this.options.apiKey) headers.Authorization = `Bearer ${this.options.apiKey}`;
+    const apiKey = apiKeyFrom(this.options.apiKey);
+    if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
     if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
     const request: HttpRequest = {
       method: spec.method,

@@ -3,6 +3,7 @@
 import { CertificateServiceClient, type ClientOptions } from './client';
 import { createFetchTransport } from './fetch-transport';
 import { validationError } from './errors';
+import { apiKeyFrom } from './validation';
 import type { Transport } from './transport';
 import { createUndiciTransport, type UndiciTransportOptions } from './undici-transport';
 
@@ -31,7 +32,7 @@ export type CreateClientOptions = Omit<ClientOptions, 'transport' | 'sleep' | 'b
 /** A client for scripts and servers: undici keep-alive transport, timer waits, Bearer auth added by the core. */
 export function createClient(options: CreateClientOptions): CertificateServiceClient {
   const { timeoutMs, http, transport, apiKey, ...rest } = options;
-  if (typeof apiKey !== 'string' || !apiKey.trim()) throw validationError('apiKey', 'is required: the workspace API key (e.g. from CERTSVC_API_KEY)');
+  if (!apiKeyFrom(apiKey)) throw validationError('apiKey', 'is required: the workspace API key (e.g. from CERTSVC_API_KEY)');
   return new CertificateServiceClient({
     sleep: timerSleep,
     ...rest,

@@ -88,6 +88,15 @@ export interface RecipientUpdate {
   data?: Record<string, unknown> | string;
 }
 
+/**
+ * What an update answered: the spec does not show its body, so only what the call knows is sure
+ * (`id`, `batchId`); the rest is there when the service sent it.
+ */
+export type RecipientChange = Pick<Recipient, 'id' | 'batchId'> & Partial<Recipient>;
+
+/** What archive or unarchive answered (body not shown): `id` and the new `status` are sure. */
+export type BatchChange = Pick<Batch, 'id' | 'status'> & Partial<Batch>;
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;

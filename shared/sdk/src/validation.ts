@@ -7,6 +7,15 @@ import { EVENT_TYPES, type BatchStatusFilter, type EventType, type IssueInput, t
 export const MAX_BULK = 100;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/**
+ * The API key as sent: trimmed (a key pasted with a space or a newline is the same key), or
+ * undefined when there is none. Each host normalises the key with it once, where it enters (the
+ * n8n credential, Zapier's authData, the environment); redaction still covers the raw form too.
+ */
+export function apiKeyFrom(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+}
+
 export function requireString(value: unknown, field: string): string {
   if (typeof value !== 'string' || !value.trim()) throw validationError(field, 'is required and must be a non-empty string');
   return value.trim();

@@ -1,8 +1,9 @@
 // The short forms tools answer with: what a model needs to go on, not every field.
-import { validationError, type Batch, type CertificateServiceClient, type Recipient } from '@certificate-service/sdk';
+import { validationError, type Batch, type BatchChange, type CertificateServiceClient, type Recipient, type RecipientChange } from '@certificate-service/sdk';
 import { z } from 'zod/v4';
 
-export const certificateView = (r: Recipient) => ({
+/** A certificate, or what an update answered (fields it did not send stay out of the JSON). */
+export const certificateView = (r: Recipient | RecipientChange) => ({
   id: r.id,
   batchId: r.batchId,
   certificateId: r.certificateId,
@@ -14,7 +15,7 @@ export const certificateView = (r: Recipient) => ({
   data: r.data,
 });
 
-export const batchView = (b: Batch) => ({ id: b.id, title: b.title, designId: b.designId, status: b.status });
+export const batchView = (b: Batch | BatchChange) => ({ id: b.id, title: b.title, designId: b.designId, status: b.status });
 
 /** Which certificate a tool acts on: its certificate ID, or its batch and recipient id. */
 export const certificateTarget = {

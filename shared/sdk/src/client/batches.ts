@@ -1,6 +1,6 @@
 import { action, listOf, one } from '../decode';
 import { MAX_PAGE_SIZE, paginate } from '../pagination';
-import type { Batch, BatchStatusFilter, Page } from '../types';
+import type { Batch, BatchChange, BatchStatusFilter, Page } from '../types';
 import { requireString, validateLimit, validateStatus } from '../validation';
 import { page, seg, type Api } from './api';
 
@@ -39,8 +39,8 @@ export async function createBatch(api: Api, input: { title: string; designId: st
 }
 
 /** Archive and unarchive answer with a body the spec does not show: what the call knows is kept. */
-export async function setArchived(api: Api, batchId: string, archived: boolean): Promise<Batch> {
+export async function setArchived(api: Api, batchId: string, archived: boolean): Promise<BatchChange> {
   const verb = archived ? 'archive' : 'unarchive';
-  const known = { id: batchId, status: archived ? 'archived' : 'active' } as Batch;
+  const known: BatchChange = { id: batchId, status: archived ? 'archived' : 'active' };
   return await api.call({ method: 'POST', route: `/batches/{batchId}/${verb}`, path: `/batches/${seg(batchId, 'batchId')}/${verb}` }, action(known));
 }

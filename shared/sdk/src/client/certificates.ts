@@ -3,7 +3,7 @@ import type { Recipient } from '../types';
 import { shareTokenFrom } from '../validation';
 import { seg, type Api } from './api';
 
-const certificate = one<Recipient>('a certificate', ['certificate', 'recipient']);
+const certificate = one<Recipient>('a certificate', ['certificate', 'recipient'], ['id', 'batchId']);
 
 export async function getCertificate(api: Api, certificateId: string): Promise<Recipient> {
   return await api.call({ method: 'GET', route: '/certificates/{certificateId}', path: `/certificates/${seg(certificateId, 'certificateId')}` }, certificate);

@@ -1,6 +1,6 @@
 import { action, listOf, one } from '../decode';
 import { MAX_PAGE_SIZE, paginate } from '../pagination';
-import type { ActionResult, Page, Recipient, RecipientUpdate } from '../types';
+import type { ActionResult, Page, Recipient, RecipientChange, RecipientUpdate } from '../types';
 import { requireEmail, validateLimit, validateUpdate } from '../validation';
 import { page, seg, type Api } from './api';
 import type { ListOptions } from './batches';
@@ -11,7 +11,7 @@ export interface RecipientListOptions extends ListOptions {
 
 const ROUTE = '/batches/{batchId}/recipients';
 const ONE_ROUTE = `${ROUTE}/{recipientId}`;
-const recipient = one<Recipient>('a certificate', ['recipient', 'certificate']);
+const recipient = one<Recipient>('a certificate', ['recipient', 'certificate'], ['id', 'email']);
 const onePath = (batchId: string, recipientId: string) => `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}`;
 
 /** The key of the one email index: trimmed and lower-cased, as the service compares them. */
@@ -66,9 +66,10 @@ export async function recipientsByEmail(api: Api, batchId: string): Promise<Map<
 }
 
 /** Request body (not shown in the spec; our documented default): only the fields to change. */
-export async function updateRecipient(api: Api, batchId: string, recipientId: string, update: RecipientUpdate): Promise<Recipient> {
+export async function updateRecipient(api: Api, batchId: string, recipientId: string, update: RecipientUpdate): Promise<RecipientChange> {
   const body = validateUpdate(update);
-  return await api.call({ method: 'PATCH', route: ONE_ROUTE, path: onePath(batchId, recipientId), body }, action({ id: recipientId, batchId } as Recipient));
+  const known: RecipientChange = { id: recipientId, batchId };
+  return await api.call({ method: 'PATCH', route: ONE_ROUTE, path: onePath(batchId, recipientId), body }, action(known));
 }
 
 export async function deleteRecipient(api: Api, batchId: string, recipientId: string): Promise<ActionResult> {

@@ -20,7 +20,8 @@ export interface ValidRecipient {
 
 type SentOutcome = Extract<IssueOutcome, { kind: 'issued' | 'failed' | 'unknown' }>;
 
-const issued = one<Recipient>('the issued certificate', ['recipient', 'certificate']);
+// The same test as a bulk entry (isRecipient): an id and a certificate ID.
+const issued = one<Recipient>('the issued certificate', ['recipient', 'certificate'], ['id', 'certificateId']);
 const body = (recipient: object, send: boolean | undefined) => ({ ...recipient, ...(send !== undefined ? { send: !!send } : {}) });
 
 /** POST /batches/{batchId}/recipients: one certificate (one quota unit). */

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { shareTokenFrom, validationError } from '@certificate-service/sdk/core';
-import type { CertificateServiceClient, Recipient } from '@certificate-service/sdk/core';
+import type { CertificateServiceClient, Recipient, RecipientChange } from '@certificate-service/sdk/core';
 
 /**
  * The recipient ID of the "Recipient" locator: picked from the batch's list, given by ID,
@@ -44,7 +44,7 @@ export const SIMPLE_FIELDS = [
 	'data',
 ] as const;
 
-export function simplifyRecipient(recipient: Recipient | IDataObject): IDataObject {
+export function simplifyRecipient(recipient: Recipient | RecipientChange | IDataObject): IDataObject {
 	const source = recipient as IDataObject;
 	const out: IDataObject = {};
 	for (const key of SIMPLE_FIELDS) if (key in source) out[key] = source[key];
@@ -52,7 +52,7 @@ export function simplifyRecipient(recipient: Recipient | IDataObject): IDataObje
 }
 
 /** A recipient as output: the ten fields with "Simplify" on, else all of it. */
-export function shapeRecipient(recipient: Recipient, simplify: boolean): IDataObject {
+export function shapeRecipient(recipient: Recipient | RecipientChange, simplify: boolean): IDataObject {
 	return simplify ? simplifyRecipient(recipient) : (recipient as unknown as IDataObject);
 }
 
@@ -60,7 +60,7 @@ export function shapeRecipient(recipient: Recipient, simplify: boolean): IDataOb
 export function recipientOutput(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	result: Recipient | Recipient[],
+	result: Recipient | RecipientChange | Recipient[],
 ): IDataObject | IDataObject[] {
 	const simplify = context.getNodeParameter('simplify', itemIndex, true) as boolean;
 	return Array.isArray(result) ? result.map((r) => shapeRecipient(r, simplify)) : shapeRecipient(result, simplify);
