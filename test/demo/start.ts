@@ -22,7 +22,14 @@ async function main() {
         `  Time runs scaled (timeScale ${timeScale}): delivery retries (1 min, 5 min, 30 min… in the spec) and the secret-rotation grace take ${timeScale}× their real time.\n` +
         'Press Ctrl+C to stop.',
     );
-    process.on('SIGINT', () => void sandbox.close().then(() => process.exit(0)));
+    let closing: Promise<void> | undefined;
+    const stop = () => void (closing ??= sandbox.close().then(() => process.exit(0)));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    // npm runs this under `sh -c`, which does not pass on a kill of npm's pid (`npm start -- --serve &`,
+    // then `kill %1`): stop when the process that started this one is gone (it is re-parented).
+    const parent = process.ppid;
+    setInterval(() => process.ppid !== parent && stop(), 250).unref();
     return;
   }
 
