@@ -129,7 +129,10 @@ function expectSuccess(s: Session): void {
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  // Every clean-up runs, even after one fails; the first failure is reported.
+  const failures: unknown[] = [];
+  for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve().then(cleanup).catch((e: unknown) => failures.push(e));
+  if (failures.length) throw failures[0];
 });
 
 /** What each README's blocks must have made, besides running without an error. */
@@ -208,10 +211,9 @@ test.each([...blocksByFile.keys()])('%s: its blocks run as written', async (file
   const before = git('status', '--porcelain');
   // `invoke` reads zapier/.env, which the Zapier README writes: keep a developer's own.
   const env = path.join(ROOT, 'zapier/.env');
-  const kept = `${env}.kept-by-readme-test`;
   if (file === 'zapier/README.md' && fs.existsSync(env)) {
-    fs.renameSync(env, kept);
-    cleanups.push(() => fs.renameSync(kept, env));
+    const kept = fs.readFileSync(env);
+    cleanups.push(() => fs.writeFileSync(env, kept));
   }
   if (file === 'zapier/README.md') cleanups.push(() => fs.rmSync(env, { force: true }));
 
