@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# n8n 2.41.1 as the e2e harness runs it: installed by install-n8n.sh when missing (5-7 min and
-# about 3 GB the first time), run on that install's own Node 24 (n8n 2.41.1 asks for Node >= 22.16;
-# the machine's may be older). `bash test/e2e/n8n/n8n.sh start` is the root README's `n8n start`;
-# any n8n command works (`n8n.sh --version`). n8n keeps its data in ~/.n8n, as usual.
+# n8n 2.41.1 as the e2e harness runs it: installed by install-n8n.sh when missing (minutes and
+# about 3 GB the first time), run on that install's own Node 24 (n8n 2.41.1's package.json asks
+# for Node >= 24; the machine's may be older). `bash test/e2e/n8n/n8n.sh start` is the root
+# README's `n8n start`; any n8n command works (`n8n.sh --version`). n8n keeps its data in ~/.n8n.
 set -euo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/../../.." && pwd)"
