@@ -37,7 +37,9 @@ const n = (x: number) => x.toLocaleString('en-US');
 const list = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
 const range = (xs: number[]) => (Math.min(...xs) === Math.max(...xs) ? `${xs[0]}` : `${Math.min(...xs)}–${Math.max(...xs)}`);
 
-export function unitBlock(m: Measurement): string {
+/** The README's block: the figures of `m`, or nothing before the first measurement (no figure is typed by hand). */
+export function unitBlock(m: Measurement | undefined): string {
+  if (!m) return `${BEGIN}\n${END}`;
   const tests = [...new Set(m.runs.map((r) => r.tests))];
   const dates = [...new Set(m.runs.map((r) => r.measuredAt.slice(0, 10)))];
   const text =
@@ -59,8 +61,8 @@ export function withBlock(text: string, block: string, file: string): string {
   return text.slice(0, start) + block + text.slice(end + END.length);
 }
 
-export function readMeasurement(): Measurement {
-  return JSON.parse(fs.readFileSync(MEASUREMENT, 'utf8')) as Measurement;
+export function readMeasurement(): Measurement | undefined {
+  return fs.existsSync(MEASUREMENT) ? (JSON.parse(fs.readFileSync(MEASUREMENT, 'utf8')) as Measurement) : undefined;
 }
 
 export function writeDocs(m = readMeasurement()): void {
