@@ -127,7 +127,8 @@ function absoluteLinks(markdown, publisher, dir, root = ROOT) {
  * `postpack`; a pack that finds the lock of a process that is gone does the same first, and one
  * that finds a live pack's lock waits for it (two packs of one package at once).
  */
-function prepack(dir, publisher = readPublisher(), root = ROOT, owner = packingProcess()) {
+function prepack(dir, publisher = readPublisher(), root = ROOT, npm = packingProcess()) {
+  const owner = npm ?? process.ppid;
   const lock = path.join(root, dir, LOCK);
   const deadline = Date.now() + 5 * 60_000;
   for (;;) {
@@ -147,7 +148,7 @@ function prepack(dir, publisher = readPublisher(), root = ROOT, owner = packingP
   stampPackageJson(dir, publisher, root);
   const readme = path.join(root, dir, 'README.md');
   fs.writeFileSync(readme, absoluteLinks(fs.readFileSync(readme, 'utf8'), publisher, dir, root));
-  if (owner !== process.pid) {
+  if (npm !== undefined && npm !== process.pid) {
     spawn(process.execPath, [__filename, 'restore-after', dir, String(owner), root], { detached: true, stdio: 'ignore' }).unref();
   }
 }
@@ -189,15 +190,30 @@ function isRunning(pid) {
   }
 }
 
-/** The npm process running this script: the nearest ancestor that is not a shell (npm runs scripts through `sh -c`). */
+/**
+ * The npm process running this script: the nearest ancestor that is not a shell (npm runs
+ * scripts through `sh -c`). Read from /proc on Linux, else from `ps`; undefined when neither
+ * answers, and then no watcher is started (it could not tell when npm ends).
+ */
 function packingProcess() {
   let pid = process.ppid;
   for (let hop = 0; hop < 3; hop++) {
-    const [ppid, comm] = (spawnSync('ps', ['-o', 'ppid=,comm=', '-p', String(pid)], { encoding: 'utf8' }).stdout ?? '').trim().split(/\s+/);
-    if (!comm || !/^-?(sh|bash|dash|zsh)$/.test(path.basename(comm))) return pid;
-    pid = Number(ppid);
+    const parent = parentOf(pid);
+    if (!parent) return undefined;
+    if (!/^-?(sh|bash|dash|zsh)$/.test(parent.comm)) return pid;
+    pid = parent.ppid;
   }
   return pid;
+}
+function parentOf(pid) {
+  try {
+    // "pid (comm) state ppid …": comm may hold spaces, so split after the last ')'.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) };
+  } catch {
+    const [ppid, comm] = (spawnSync('ps', ['-o', 'ppid=,comm=', '-p', String(pid)], { encoding: 'utf8' }).stdout ?? '').trim().split(/\s+/);
+    return comm ? { comm: path.basename(comm), ppid: Number(ppid) } : undefined;
+  }
 }
 
 module.exports = { ROOT, FIELDS, NPM_PACKAGES, PUBLISHER_FILE, N8N_CODEX_DOCS, readPublisher, publisherProblems, docsLink, codexResources, packageFields, stampPackageJson, absoluteLinks, prepack, postpack, LOCK };
