@@ -1,6 +1,7 @@
 // The publisher's identity lives in one file, publisher.json at the repository root. The
 // builds stamp it into the n8n package, the Zapier app and the SDK (package.json fields,
 // documentation links); `npm run release:check` (release/check.js) refuses placeholders.
+const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -95,6 +96,7 @@ function stampPackageJson(dir, publisher = readPublisher(), root = ROOT) {
 /** The packages npm publishes; each stamps its package.json at pack time (prepack) and restores it after (postpack). */
 const NPM_PACKAGES = ['n8n', 'shared/sdk', 'shared/cli', 'shared/sandbox', 'shared/mcp'];
 const BACKUPS = { 'package.json': '.package.json.prepack', 'README.md': '.README.md.prepack' };
+const LOCK = '.prepack.lock';
 
 /**
  * A README's relative links made absolute, into the publisher's repository: on the registry's
@@ -115,25 +117,113 @@ function absoluteLinks(markdown, publisher, dir, root = ROOT) {
 /**
  * `prepack`: keep package.json and README.md as committed, then stamp the identity into the
  * one and make the other's links absolute, so the tarball carries both. `postpack`: put the
- * committed files back. The tree is the same after a pack, and
- * a build never touches a tracked file.
+ * committed files back. The tree is the same after a pack, and a build never touches a
+ * tracked file.
+ *
+ * npm runs `postpack` only when the pack succeeded: a pack that fails after `prepack` (a
+ * `--pack-destination` that does not exist) would leave the stamped files behind, and the next
+ * pack would back them up as if committed. So a pack holds a lock naming its npm process, and
+ * a detached watcher puts the committed files back as soon as that process has ended without
+ * `postpack`; a pack that finds the lock of a process that is gone does the same first, and one
+ * that finds a live pack's lock waits for it (two packs of one package at once).
  */
-function prepack(dir, publisher = readPublisher(), root = ROOT) {
+function prepack(dir, publisher = readPublisher(), root = ROOT, npm = packingProcess()) {
+  const owner = npm ?? process.ppid;
+  const lock = path.join(root, dir, LOCK);
+  const deadline = Date.now() + 5 * 60_000;
+  for (;;) {
+    try {
+      fs.writeFileSync(lock, String(owner), { flag: 'wx' });
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+    const holder = readLock(lock);
+    if (holder === undefined) continue; // released meanwhile
+    if (!isRunning(Number(holder))) restoreIfOwned(dir, holder, root); // a pack that ended without postpack
+    else if (Date.now() > deadline) throw new Error(`release/publisher.js: ${dir} is still being packed by process ${holder}`);
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+  }
   for (const [file, backup] of Object.entries(BACKUPS)) fs.copyFileSync(path.join(root, dir, file), path.join(root, dir, backup));
   stampPackageJson(dir, publisher, root);
   const readme = path.join(root, dir, 'README.md');
   fs.writeFileSync(readme, absoluteLinks(fs.readFileSync(readme, 'utf8'), publisher, dir, root));
+  if (npm !== undefined && npm !== process.pid) {
+    spawn(process.execPath, [__filename, 'restore-after', dir, String(owner), root], { detached: true, stdio: 'ignore' }).unref();
+  }
 }
 function postpack(dir, root = ROOT) {
   for (const [file, backup] of Object.entries(BACKUPS)) {
     if (fs.existsSync(path.join(root, dir, backup))) fs.renameSync(path.join(root, dir, backup), path.join(root, dir, file));
   }
+  fs.rmSync(path.join(root, dir, LOCK), { force: true });
 }
 
-module.exports = { ROOT, FIELDS, NPM_PACKAGES, PUBLISHER_FILE, N8N_CODEX_DOCS, readPublisher, publisherProblems, docsLink, codexResources, packageFields, stampPackageJson, absoluteLinks, prepack, postpack };
+/** The committed files back and the lock gone, if the lock is still `owner`'s (postpack may have run meanwhile). */
+function restoreIfOwned(dir, owner, root = ROOT) {
+  if (readLock(path.join(root, dir, LOCK)) === String(owner)) postpack(dir, root);
+}
 
-// `node <root>/release/publisher.js prepack|postpack`, run by npm in a package's folder.
-if (require.main === module) {
+function readLock(file) {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The watcher: waits for the npm process that packs `dir` to end, then puts back what postpack did not. */
+function restoreAfter(dir, owner, root) {
+  const timer = setInterval(() => {
+    if (isRunning(owner)) return;
+    clearInterval(timer);
+    restoreIfOwned(dir, owner, root);
+  }, 100);
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/**
+ * The npm process running this script: the nearest ancestor that is not a shell (npm runs
+ * scripts through `sh -c`). Read from /proc on Linux, else from `ps`; undefined when neither
+ * answers, and then no watcher is started (it could not tell when npm ends).
+ */
+function packingProcess() {
+  let pid = process.ppid;
+  for (let hop = 0; hop < 3; hop++) {
+    const parent = parentOf(pid);
+    if (!parent) return undefined;
+    if (!/^-?(sh|bash|dash|zsh)$/.test(parent.comm)) return pid;
+    pid = parent.ppid;
+  }
+  return pid;
+}
+function parentOf(pid) {
+  try {
+    // "pid (comm) state ppid …": comm may hold spaces, so split after the last ')'.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) };
+  } catch {
+    const [ppid, comm] = (spawnSync('ps', ['-o', 'ppid=,comm=', '-p', String(pid)], { encoding: 'utf8' }).stdout ?? '').trim().split(/\s+/);
+    return comm ? { comm: path.basename(comm), ppid: Number(ppid) } : undefined;
+  }
+}
+
+module.exports = { ROOT, FIELDS, NPM_PACKAGES, PUBLISHER_FILE, N8N_CODEX_DOCS, readPublisher, publisherProblems, docsLink, codexResources, packageFields, stampPackageJson, absoluteLinks, prepack, postpack, LOCK };
+
+// `node <root>/release/publisher.js prepack|postpack`, run by npm in a package's folder, and
+// `restore-after <dir> <pid> <root>`, the watcher prepack starts.
+if (require.main === module && process.argv[2] === 'restore-after') {
+  const [dir, owner, root] = process.argv.slice(3);
+  restoreAfter(dir, Number(owner), root);
+} else if (require.main === module) {
   const [step] = process.argv.slice(2);
   const dir = path.relative(ROOT, process.cwd()).split(path.sep).join('/');
   if (!NPM_PACKAGES.includes(dir)) throw new Error(`release/publisher.js: run it from one of ${NPM_PACKAGES.join(', ')} (npm does, at pack time), not ${dir || '.'}`);

@@ -1,6 +1,6 @@
-// The benchmark figures in the READMEs are generated from test/bench/results.json, between
-// marker comments, so no figure is typed by hand (test/bench/readme.test.ts fails when they
-// differ). `npm run bench` rewrites them after each run; `npm run bench:readme` on its own.
+// The benchmark figures in docs/benchmarks.md and test/bench/README.md are generated from
+// test/bench/results.json, between marker comments, so no figure is typed by hand
+// (test/bench/readme.test.ts fails when they differ). `npm run bench` rewrites them after each run; `npm run bench:readme` on its own.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Row } from './measure';
@@ -12,7 +12,7 @@ export const RESULTS = path.join(__dirname, 'results.json');
 const ROOT = path.resolve(__dirname, '../..');
 /** Where a block goes, and whether it lists the missed targets with the benchmark's own note. */
 export const TARGETS: Array<{ file: string; missed: boolean }> = [
-  { file: path.join(ROOT, 'README.md'), missed: true },
+  { file: path.join(ROOT, 'docs/benchmarks.md'), missed: true },
   { file: path.join(__dirname, 'README.md'), missed: false },
 ];
 const BEGIN = '<!-- bench:begin: generated from test/bench/results.json by `npm run bench:readme`; do not edit -->';

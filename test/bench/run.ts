@@ -142,7 +142,7 @@ async function main() {
   console.log(`wrote ${path.relative(process.cwd(), file)} (${((Date.now() - started) / 1000).toFixed(0)} s in all)`);
   if (!args.quick) {
     writeReadmes();
-    console.log('rewrote the figures in README.md and test/bench/README.md');
+    console.log('rewrote the figures in docs/benchmarks.md and test/bench/README.md');
   }
 }
 

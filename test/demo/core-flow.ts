@@ -1,9 +1,12 @@
-// The scripted flow, through the shared core with its standalone fetch transport:
+// The scripted flow, through the SDK's createClient (its default transport, undici):
 // verify key → create batch → issue one and bulk → send → look up by ID and token →
 // subscribe a local receiver → receive and verify signed events → unsubscribe.
 import { checkDelivery, createClient, type EventType } from '@certificate-service/sdk';
 import type { Sandbox } from '@certificate-service/sandbox';
 import { startReceiver } from '@certificate-service/sandbox/testing';
+
+/** The flow's heading in `npm start`'s report: what sends its requests (test/demo/core-flow.test.ts). */
+export const CORE_FLOW_TITLE = 'Shared core (createClient, undici transport)';
 
 export async function runCoreFlow(sandbox: Sandbox, step: (label: string, detail: string) => void): Promise<void> {
   const client = createClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey });

@@ -3,14 +3,18 @@
 // `npm start -- --serve` keeps the sandbox running for a real n8n or `zapier-platform invoke`.
 import { createSandbox } from '@certificate-service/sandbox';
 import { portFrom } from './args';
-import { runCoreFlow } from './core-flow';
+import { CORE_FLOW_TITLE, runCoreFlow } from './core-flow';
 import { runN8nFlow } from './n8n-flow';
 import { runZapierFlow } from './zapier-flow';
 
 async function main() {
   const serve = process.argv.includes('--serve');
   const timeScale = 0.001;
-  const sandbox = await createSandbox({ port: portFrom(process.argv, serve ? 4010 : 0), timeScale });
+  const port = portFrom(process.argv, serve ? 4010 : 0);
+  const sandbox = await createSandbox({ port, timeScale }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE') throw error;
+    throw new Error(`127.0.0.1:${port} is already in use (another sandbox?): choose another port with --port, e.g. npm start -- --serve --port ${port + 1}`);
+  });
 
   if (serve) {
     console.log(
@@ -18,7 +22,14 @@ async function main() {
         `  Time runs scaled (timeScale ${timeScale}): delivery retries (1 min, 5 min, 30 min… in the spec) and the secret-rotation grace take ${timeScale}× their real time.\n` +
         'Press Ctrl+C to stop.',
     );
-    process.on('SIGINT', () => void sandbox.close().then(() => process.exit(0)));
+    let closing: Promise<void> | undefined;
+    const stop = () => void (closing ??= sandbox.close().then(() => process.exit(0)));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    // npm runs this under `sh -c`, which does not pass on a kill of npm's pid (`npm start -- --serve &`,
+    // then `kill %1`): stop when the process that started this one is gone (it is re-parented).
+    const parent = process.ppid;
+    setInterval(() => process.ppid !== parent && stop(), 250).unref();
     return;
   }
 
@@ -27,7 +38,7 @@ async function main() {
   console.log(`Sandbox at ${sandbox.baseUrl}\n`);
   try {
     const flows: Array<[string, typeof runCoreFlow]> = [
-      ['Shared core (standalone fetch transport)', runCoreFlow],
+      [CORE_FLOW_TITLE, runCoreFlow],
       ['Zapier app (built, through zapier-platform-core\'s handler)', runZapierFlow],
       ['n8n nodes (built dist, in a minimal execution context)', runN8nFlow],
     ];
@@ -45,6 +56,6 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  console.error(`\nFlow failed: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`\n${process.argv.includes('--serve') ? 'npm start -- --serve' : 'Flow'} failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -2,7 +2,7 @@
 // (dist/, run by `npm test` before jest) and into each npm package's package.json at pack time
 // (prepack, undone by postpack: a build or a pack leaves the tree as it was), and
 // `npm run release:check` refusing placeholders and unstamped packages.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,9 @@ const release = require('../../release/publisher.js') as {
   stampPackageJson(dir: string, p: Record<string, string>, root: string): boolean;
   NPM_PACKAGES: string[];
   absoluteLinks(markdown: string, p: Record<string, string>, dir: string): string;
+  prepack(dir: string, p: Record<string, string>, root: string, owner: number): void;
+  postpack(dir: string, root: string): void;
+  LOCK: string;
 };
 
 const ROOT = release.ROOT;
@@ -90,6 +93,7 @@ describe('the builds stamp publisher.json', () => {
       expect(fs.readFileSync(path.join(ROOT, dir, 'README.md'), 'utf8')).toBe(readmeBefore);
       expect(fs.existsSync(path.join(ROOT, dir, '.package.json.prepack'))).toBe(false);
       expect(fs.existsSync(path.join(ROOT, dir, '.README.md.prepack'))).toBe(false);
+      expect(fs.existsSync(path.join(ROOT, dir, release.LOCK))).toBe(false);
     }
   }, 120_000);
 
@@ -134,6 +138,85 @@ describe('the builds stamp publisher.json', () => {
       bugs: { url: 'https://github.com/acme/certificate-service-connectors/issues', email: 'support@acme-certificates.io' },
     });
     expect(release.stampPackageJson('pkg', real, tmp)).toBe(false);
+  });
+});
+
+describe('a pack that fails leaves every tracked file as it was', () => {
+  const DIR = 'shared/sdk';
+  const files = ['package.json', 'README.md'];
+  const snapshot = (root = ROOT) => files.map((f) => fs.readFileSync(path.join(root, DIR, f), 'utf8'));
+  const leftovers = (root = ROOT) => ['.package.json.prepack', '.README.md.prepack', release.LOCK].filter((f) => fs.existsSync(path.join(root, DIR, f)));
+  const identity = () => {
+    const file = path.join(tmp, 'failing-identity.json');
+    fs.writeFileSync(file, JSON.stringify(real));
+    return file;
+  };
+  const pack = (destination: string) =>
+    new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
+      const child = spawn('npm', ['pack', '--json', '--pack-destination', destination], { cwd: path.join(ROOT, DIR), env: { ...process.env, CERTSVC_PUBLISHER: identity() } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c) => (stdout += c));
+      child.stderr.on('data', (c) => (stderr += c));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  async function settled(before: string[]): Promise<void> {
+    // npm skips postpack when the pack fails; prepack's watcher restores once npm has exited.
+    const deadline = Date.now() + 10_000;
+    while ((leftovers().length || snapshot().join() !== before.join()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  }
+
+  it('--pack-destination that does not exist: npm fails after prepack, and the stamped files are put back; the next pack is right', async () => {
+    const before = snapshot();
+    const failed = await pack(path.join(tmp, 'does-not-exist'));
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toMatch(/ENOENT/);
+    await settled(before);
+    expect(snapshot()).toEqual(before);
+    expect(leftovers()).toEqual([]);
+
+    const out = path.join(tmp, 'after-failure');
+    fs.mkdirSync(out);
+    const ok = await pack(out);
+    expect(ok.code).toBe(0);
+    const [packed] = JSON.parse(ok.stdout);
+    execFileSync('tar', ['-xzf', path.join(out, packed.filename), '-C', out, 'package/package.json']);
+    expect(JSON.parse(fs.readFileSync(path.join(out, 'package/package.json'), 'utf8'))).toMatchObject(release.packageFields(real, DIR));
+    expect(snapshot()).toEqual(before);
+    expect(leftovers()).toEqual([]);
+  }, 120_000);
+
+  it('two packs of one package at once: each tarball is stamped, and the tree is as it was', async () => {
+    const before = snapshot();
+    const outs = ['at-once-1', 'at-once-2'].map((d) => path.join(tmp, d));
+    for (const out of outs) fs.mkdirSync(out);
+    const results = await Promise.all(outs.map(pack));
+    for (const [i, result] of results.entries()) {
+      expect(result.code).toBe(0);
+      const [packed] = JSON.parse(result.stdout);
+      execFileSync('tar', ['-xzf', path.join(outs[i], packed.filename), '-C', outs[i], 'package/package.json', 'package/README.md']);
+      expect(JSON.parse(fs.readFileSync(path.join(outs[i], 'package/package.json'), 'utf8'))).toMatchObject(release.packageFields(real, DIR));
+      expect(fs.readFileSync(path.join(outs[i], 'package/README.md'), 'utf8')).toContain(`${real.repository}/`);
+    }
+    expect(snapshot()).toEqual(before);
+    expect(leftovers()).toEqual([]);
+  }, 120_000);
+
+  it('a pack whose npm died with its watcher: the next pack puts the committed files back first, never backing up stamped ones', () => {
+    const root = path.join(tmp, 'died');
+    fs.mkdirSync(path.join(root, DIR), { recursive: true });
+    for (const f of files) fs.copyFileSync(path.join(ROOT, DIR, f), path.join(root, DIR, f));
+    const committed = snapshot(root);
+    const dead = spawnSync('true').pid!; // a process that has ended
+    // What such a pack leaves: the backups, the stamped files, and a lock naming its npm.
+    release.prepack(DIR, real, root, process.pid);
+    fs.writeFileSync(path.join(root, DIR, release.LOCK), String(dead));
+    expect(snapshot(root)).not.toEqual(committed);
+
+    release.prepack(DIR, real, root, process.pid);
+    release.postpack(DIR, root);
+    expect(snapshot(root)).toEqual(committed);
+    expect(leftovers(root)).toEqual([]);
   });
 });
 

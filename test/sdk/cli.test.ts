@@ -318,6 +318,13 @@ describe('verify', () => {
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(/No signing secret/);
   });
+
+  test('empty input is a missing body (MISSING_BODY), not a signature that fails to match', () => {
+    const h = signPayload(secret, body);
+    const empty = verify(['--secret', secret, '--signature', h['X-Service-Signature']], '');
+    expect(empty.status).toBe(1);
+    expect(JSON.parse(empty.stdout)).toMatchObject({ ok: false, reason: 'MISSING_BODY', message: 'The delivery has no body.' });
+  });
 });
 
 describe('on a terminal', () => {

@@ -34,7 +34,7 @@ export function program(result: { exitCode: number }): Command {
 
   cli.command('auth').description('check the API key; prints the workspace').action(async (_o, command: Command) => print(await client(command).auth()));
 
-  const batches = cli.command('batches').description('list or create batches');
+  const batches = cli.command('batches').description('list, create, archive or unarchive batches');
   batches
     .command('list')
     .description('every batch, as a JSON array')
@@ -46,6 +46,17 @@ export function program(result: { exitCode: number }): Command {
     .requiredOption('--title <title>', 'batch title')
     .requiredOption('--design <designId>', 'design id (see certsvc designs list)')
     .action(async (o: { title: string; design: string }, command: Command) => print(await client(command).createBatch({ title: o.title, designId: o.design })));
+  // An archived batch refuses new certificates (BATCH_ARCHIVED: "unarchive it before issuing").
+  batches
+    .command('archive')
+    .description('archive a batch (it then refuses new certificates); prints it')
+    .argument('<batchId>', 'e.g. batch_… (see certsvc batches list)')
+    .action(async (batchId: string, _o, command: Command) => print(await client(command).archiveBatch(batchId)));
+  batches
+    .command('unarchive')
+    .description('make an archived batch active again, so it takes new certificates; prints it')
+    .argument('<batchId>', 'e.g. batch_… (see certsvc batches list --status archived)')
+    .action(async (batchId: string, _o, command: Command) => print(await client(command).unarchiveBatch(batchId)));
 
   cli
     .command('designs')

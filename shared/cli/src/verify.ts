@@ -22,7 +22,9 @@ export async function runVerify(flags: VerifyFlags, stdin: NodeJS.ReadStream, st
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(chunk as Buffer);
   const headers = { 'X-Service-Signature': flags.signature, 'X-Service-Timestamp': flags.timestamp };
-  const result = checkDelivery(Buffer.concat(chunks), headers, secrets, { toleranceSeconds: tolerance });
+  // Empty stdin is a missing body (MISSING_BODY), not a body whose signature fails to match.
+  const body = Buffer.concat(chunks);
+  const result = checkDelivery(body.length ? body : '', headers, secrets, { toleranceSeconds: tolerance });
   stdout.write(`${JSON.stringify(result.ok ? { ok: true, timestamp: result.timestamp, event: result.event } : result, null, 2)}\n`);
   return result.ok ? 0 : 1;
 }

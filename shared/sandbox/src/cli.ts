@@ -7,7 +7,7 @@ import { createClient, EVENT_TYPES } from '@certificate-service/sdk';
 import { createSandbox, type ListShape, type SandboxOptions } from './index';
 import { LIST_SHAPES } from './types';
 
-const USAGE = `Usage: certsvc-sandbox [options]
+export const USAGE = `Usage: certsvc-sandbox [options]
   --port N                 port to listen on (default 4010; 0 picks a free one)
   --host H                 address to listen on (default 127.0.0.1)
   --no-rate-limit          no 120 requests/min limit
@@ -81,10 +81,20 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const sandbox = await createSandbox(flags.sandbox);
-  const stop = () => void sandbox.close().then(() => process.exit(0));
+  const sandbox = await createSandbox(flags.sandbox).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE') throw error;
+    const where = `${flags.sandbox.host ?? '127.0.0.1'}:${flags.sandbox.port}`;
+    throw new Error(`${where} is already in use (another sandbox?): choose another port with --port N, or --port 0 for a free one`);
+  });
+  let closing: Promise<void> | undefined;
+  const stop = () => void (closing ??= sandbox.close().then(() => process.exit(0)));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // `npm exec … certsvc-sandbox &` runs this under `sh -c`, which does not pass on a kill of
+  // npm's pid: the sandbox would outlive it. So it stops when the process that started it is
+  // gone (it is then re-parented, and its ppid changes).
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && stop(), 250).unref();
   console.log('Certificate Service sandbox listening');
   console.log(`  base URL : ${sandbox.baseUrl}`);
   console.log(`  API key  : ${sandbox.apiKey ?? '(none: started with --no-seed)'}`);

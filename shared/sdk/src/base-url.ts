@@ -1,6 +1,7 @@
 import { validationError } from './errors';
 
 const API_PREFIX = '/api/v1';
+const API = '/api';
 
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -25,9 +26,10 @@ export function parseSecureUrl(input: string, field: string): URL {
 }
 
 /**
- * Normalises the configured base URL: trims, drops trailing slashes and appends
- * `/api/v1` when missing. HTTPS is required except on loopback, so a key is never
- * sent in clear text (see parseSecureUrl). There is deliberately no default host.
+ * Normalises the configured base URL: trims, drops trailing slashes and completes the
+ * path to `/api/v1` (a URL ending in `/api` gets `/v1`, any other gets `/api/v1`). HTTPS
+ * is required except on loopback, so a key is never sent in clear text (see
+ * parseSecureUrl). There is deliberately no default host.
  */
 export function normaliseBaseUrl(input: unknown, field = 'baseUrl'): string {
   if (typeof input !== 'string' || !input.trim()) {
@@ -36,6 +38,7 @@ export function normaliseBaseUrl(input: unknown, field = 'baseUrl'): string {
   const url = parseSecureUrl(input.trim(), field);
   if (url.search || url.hash) throw validationError(field, 'must not contain a query string or fragment');
   let path = url.pathname.replace(/\/+$/, '');
+  if (path.endsWith(API)) path = path.slice(0, -API.length);
   if (!path.endsWith(API_PREFIX)) path += API_PREFIX;
   return `${url.origin}${path}`;
 }

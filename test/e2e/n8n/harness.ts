@@ -53,6 +53,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Max wait for n8n to become ready (default 120 s). */
   startTimeoutMs?: number;
+  /** A command that runs n8n, given the n8n arguments (e.g. `['bash', 'test/e2e/n8n/n8n.sh']`), instead of the cache's Node and n8n directly. */
+  launcher?: string[];
 }
 
 export interface RunResult {
@@ -129,6 +131,7 @@ export interface ProcessOptions {
   port?: number;
   env?: Record<string, string>;
   startTimeoutMs?: number;
+  launcher?: string[];
 }
 
 /** One n8n process in its own process group (so stop() also ends its task runners). */
@@ -204,7 +207,8 @@ export async function spawnN8n(opts: ProcessOptions): Promise<N8nProcess> {
 
   function launch() {
     exited = undefined;
-    child = spawn(nodeBin, [n8nBin, opts.command, ...(opts.args ?? [])], {
+    const [program, ...args] = [...(opts.launcher ?? [nodeBin, n8nBin]), opts.command, ...(opts.args ?? [])];
+    child = spawn(program, args, {
       cwd: userFolder,
       env,
       detached: true, // own process group, so stop() also kills the task-runner children

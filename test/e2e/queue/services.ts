@@ -172,7 +172,7 @@ export interface NginxOptions {
   port?: number;
 }
 
-/** The upstream block for the webhook processes, as the README shows it. */
+/** The upstream block for the webhook processes, as docs/running-at-scale.md shows it. */
 export function webhookUpstream(ports: number[], routing: NginxOptions['routing']): string {
   return [
     'upstream n8n_webhooks {',

@@ -1,0 +1,25 @@
+// `npm start`'s first section: its heading names the transport its requests go through, and
+// they do go through undici (createClient's default), not fetch.
+jest.mock('undici', () => {
+  const actual = jest.requireActual('undici');
+  return { ...actual, request: jest.fn(actual.request) };
+});
+import { request } from 'undici';
+import { createSandbox } from '@certificate-service/sandbox';
+import { CORE_FLOW_TITLE, runCoreFlow } from './core-flow';
+
+test('the core flow sends every API call through undici; fetch only opens the viewer page, as a browser would', async () => {
+  expect(CORE_FLOW_TITLE).toMatch(/undici/);
+  expect(CORE_FLOW_TITLE).not.toMatch(/fetch/);
+  const fetchSpy = jest.spyOn(globalThis, 'fetch');
+  const sandbox = await createSandbox({ timeScale: 0.001 });
+  try {
+    await runCoreFlow(sandbox, () => undefined);
+    const apiCalls = sandbox.controls.counters().requests.total;
+    expect(jest.mocked(request).mock.calls.filter(([url]) => String(url).startsWith(sandbox.baseUrl))).toHaveLength(apiCalls);
+    expect(fetchSpy.mock.calls.map(([url]) => String(url))).toEqual([expect.stringMatching(/\/v\/[\w-]+$/)]);
+  } finally {
+    fetchSpy.mockRestore();
+    await sandbox.close();
+  }
+}, 60_000);

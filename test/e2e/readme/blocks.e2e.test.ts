@@ -1,0 +1,237 @@
+/**
+ * `npm run test:readme`: every shell block of the READMEs and docs/, run as written, README by
+ * README, in one bash session from the repository root, as a reader pastes them into a terminal
+ * (test/readme/blocks.ts lists the blocks and lines that are not run, with the reason). The only
+ * changes are these stand-ins for a machine where nothing exists yet:
+ *   - port 4010 becomes a free port, and each `/tmp/<name>` a folder that does not exist yet;
+ *   - HOME is a fresh empty folder (no ~/.n8n), with npm's download cache and the harness's n8n
+ *     install (CERTSVC_CACHE_DIR) kept from this machine; PATH loses the node_modules/.bin
+ *     folders `npm run` adds, and the environment npm's and jest's variables;
+ *   - a line that keeps running in the foreground (a server) runs in the background; the test
+ *     waits for its banner, as a reader waits before pasting on, and stops it by killing its pid.
+ * After each README it checks what the blocks made, and that `git status` has not changed.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../support/net';
+import { alive, withDescendants } from '../../support/processes';
+import { PLANS } from '../../readme/blocks';
+import { ROOT, shellBlocks, type Fence } from '../../readme/markdown';
+import { ensureN8nInstalled, n8nCacheDir, startN8n, type WorkflowJson } from '../n8n/harness';
+
+jest.setTimeout(20 * 60_000);
+
+interface Session {
+  file: string;
+  home: string;
+  /** Where each `/tmp/<name>` of the README goes (`<fresh>/<name>`, not created). */
+  fresh: string;
+  port: number;
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** What each server line printed, in order. */
+  serverLogs: () => string[];
+  /** The pid of each server line (what `$!` was). */
+  serverPids: number[];
+}
+
+const blocksByFile = new Map<string, Fence[]>();
+for (const block of shellBlocks()) {
+  const plan = PLANS[block.key];
+  if (!plan || 'notRun' in plan) continue;
+  blocksByFile.set(block.file, [...(blocksByFile.get(block.file) ?? []), block]);
+}
+
+const git = (...args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' }).stdout;
+
+/** The environment of a reader's terminal on this machine: no npm or jest variables, no node_modules/.bin on PATH. */
+function readerEnv(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^(npm_|CERTSVC_|JEST_|INIT_CWD$|NODE_ENV$|NODE_OPTIONS$|NODE$)/i.test(key)) env[key] = value;
+  }
+  env.PATH = (process.env.PATH ?? '').split(path.delimiter).filter((p) => !p.includes(`${path.sep}node_modules${path.sep}`)).join(path.delimiter);
+  env.HOME = home;
+  env.npm_config_cache = path.join(os.homedir(), '.npm');
+  env.CERTSVC_CACHE_DIR = path.dirname(n8nCacheDir());
+  return env;
+}
+
+/** The README's blocks as one bash script, with the substitutions above. */
+function script(blocks: Fence[], s: Pick<Session, 'fresh' | 'port'>): string {
+  const out = ['set -euo pipefail'];
+  let servers = 0;
+  for (const block of blocks) {
+    const plan = PLANS[block.key] as Exclude<(typeof PLANS)[string], { notRun: string }>;
+    out.push(`echo "### ${block.key.replaceAll('`', '')}"`);
+    for (const written of block.text.split('\n')) {
+      const line = written.replaceAll('4010', String(s.port)).replace(/\/tmp\/([\w.-]+)/g, (_m, name: string) => `${s.fresh}/${name}`);
+      const skip = plan.skip?.[written.trim()];
+      const banner = plan.servers?.[written.trim()];
+      if (skip) out.push(`# not run: ${written.trim()}`);
+      else if (banner) {
+        const log = `${s.fresh}/server-${++servers}.log`;
+        out.push(
+          `${line} > ${log} 2>&1 &`,
+          `echo $! >> ${s.fresh}/servers.pids`,
+          `for i in $(seq 900); do grep -qF '${banner}' ${log} && break; kill -0 $! 2>/dev/null || { echo "the server stopped:"; cat ${log}; exit 1; }; sleep 0.2; done`,
+          `grep -qF '${banner}' ${log} || { echo "no banner '${banner}' after 180 s:"; cat ${log}; exit 1; }`,
+        );
+      } else out.push(line);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function runSession(file: string, port: number): Session {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'readme-home-'));
+  const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'readme-tmp-'));
+  const blocks = blocksByFile.get(file)!;
+  fs.writeFileSync(path.join(fresh, 'blocks.sh'), script(blocks, { fresh, port }));
+  const result = spawnSync('bash', [path.join(fresh, 'blocks.sh')], { cwd: ROOT, env: readerEnv(home), encoding: 'utf8', timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+  const pids = fs.existsSync(path.join(fresh, 'servers.pids')) ? fs.readFileSync(path.join(fresh, 'servers.pids'), 'utf8').trim().split('\n').map(Number) : [];
+  return {
+    file,
+    home,
+    fresh,
+    port,
+    status: result.status,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    serverPids: pids,
+    serverLogs: () => pids.map((_p, i) => fs.readFileSync(path.join(fresh, `server-${i + 1}.log`), 'utf8')),
+  };
+}
+
+/** Kills each server's pid, as a reader would (`kill <pid>`); returns the processes still running 10 s later, then ends them. */
+async function stopServers(s: Session): Promise<number[][]> {
+  const trees = s.serverPids.map((pid) => withDescendants([pid]));
+  for (const pid of s.serverPids) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  const deadline = Date.now() + 10_000;
+  while (trees.some((t) => alive(t).length) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const left = trees.map((t) => alive(t));
+  for (const pid of left.flat()) process.kill(pid, 'SIGKILL');
+  return left;
+}
+
+function expectSuccess(s: Session): void {
+  expect({ status: s.status, tail: s.status === 0 ? '' : `${s.stdout.slice(-3000)}\n--- stderr ---\n${s.stderr.slice(-3000)}` }).toEqual({ status: 0, tail: '' });
+}
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  // Every clean-up runs, even after one fails; the first failure is reported.
+  const failures: unknown[] = [];
+  for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve().then(cleanup).catch((e: unknown) => failures.push(e));
+  if (failures.length) throw failures[0];
+});
+
+/** What each README's blocks must have made, besides running without an error. */
+const CHECKS: Record<string, (s: Session) => Promise<void> | void> = {
+  'README.md': async (s) => {
+    expect(s.stdout).toContain('All flows passed.'); // npm start
+    // npm install's allowScripts warning lists node@24.9.0, and npm still runs scripts on Node 24.
+    expect(s.stderr).toMatch(/npm warn install-scripts .*node@/);
+    const node = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies.node;
+    expect(spawnSync('npm', ['exec', '--', 'node', '--version'], { cwd: ROOT, env: readerEnv(s.home), encoding: 'utf8' }).stdout.trim()).toBe(`v${node}`);
+
+    const batch = JSON.parse(/^\{\n[\s\S]*?\n\}$/m.exec(s.stdout)?.[0] ?? 'null');
+    expect(batch).toMatchObject({ title: 'From a clone', designId: 'design_classic', status: 'active' });
+    expect(s.stdout).toMatch(/workspaceId: 'ws_demo'/); // the app's `node -e … auth()`
+    expect(s.stdout).toContain('\\"title\\":\\"From a clone\\"'); // the MCP server's list_batches (its text content), through the Inspector CLI
+    const nodes = path.join(s.home, '.n8n/nodes/node_modules');
+    expect(fs.existsSync(path.join(nodes, 'n8n-nodes-certificate-service/dist/nodes/CertificateService/CertificateService.node.js'))).toBe(true);
+    expect(fs.existsSync(path.join(nodes, 'n8n-workflow'))).toBe(false); // --omit=peer
+
+    // The block's last line, `bash test/e2e/n8n/n8n.sh start`, through the harness: n8n reads ~/.n8n/nodes.
+    const [program, launcher, command] = 'bash test/e2e/n8n/n8n.sh start'.split(' ');
+    ensureN8nInstalled();
+    const n8n = await startN8n({ customExtensionsDir: '', userFolder: s.home, launcher: [program, path.join(ROOT, launcher)] });
+    expect(command).toBe('start');
+    cleanups.push(() => n8n.stop());
+    const credential = await n8n.createCredential('certificateServiceApi', 'Certificate Service', { apiKey: 'sk_live_sandbox_demo_key_0001', baseUrl: `http://127.0.0.1:${s.port}/api/v1` });
+    const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'n8n/examples/issue-from-spreadsheet.json'), 'utf8')) as WorkflowJson & { nodes: Array<Record<string, any>> };
+    for (const node of example.nodes) {
+      if (!node.type.startsWith('n8n-nodes-certificate-service.')) continue;
+      // What the README says to choose after import: the credential and the batch.
+      node.credentials = { certificateServiceApi: { id: credential.id, name: 'Certificate Service' } };
+      node.parameters.batch = { __rl: true, mode: 'id', value: batch.id };
+    }
+    const { id } = await n8n.createWorkflow({ name: example.name, nodes: example.nodes, connections: example.connections });
+    const result = await n8n.runWorkflow(id);
+    expect(result.status).toBe('success');
+    const issued = result.outputOf('Issue Certificate');
+    expect(issued.length).toBeGreaterThan(0);
+    expect(issued.every((r) => r.batchId === batch.id && /^CERT-/.test(String(r.certificateId)))).toBe(true);
+  },
+  'n8n/README.md': (s) => {
+    const folder = path.join(s.fresh, 'n8n-custom/n8n-nodes-certificate-service');
+    expect(fs.existsSync(path.join(folder, 'package.json'))).toBe(true);
+    expect(fs.existsSync(path.join(folder, 'dist/nodes/CertificateService/CertificateService.node.js'))).toBe(true);
+  },
+  'shared/cli/README.md': (s) => {
+    expect(s.stdout).toMatch(/^Usage: certsvc /m);
+  },
+  'shared/mcp/README.md': (s) => {
+    expect(s.stderr).toMatch(/--read-only/); // the built server's --help, on stderr (stdout is the protocol's)
+  },
+  'shared/sandbox/README.md': (s) => {
+    const app = path.join(s.fresh, 'certsvc/your-app/node_modules/@certificate-service');
+    expect(fs.readdirSync(app).sort()).toEqual(['sandbox', 'sdk']);
+    // What it printed is what the block shows in its comments ("…" stands for an id or a secret).
+    const block = blocksByFile.get(s.file)!.find((b) => b.key.endsWith('Start it'))!;
+    const shown = block.text.split('\n').filter((l) => l.startsWith('# ')).map((l) => l.slice(2).replaceAll('4010', String(s.port)));
+    const pattern = shown.map((l) => (l.trim() === '...' ? '(?:.*\\n)*?' : `${l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll('…', '\\S*')}\\n`)).join('');
+    expect(s.serverLogs()[0]).toMatch(new RegExp(`^${pattern}`));
+  },
+  'shared/sdk/README.md': (s) => {
+    expect(fs.existsSync(path.join(s.fresh, 'certsvc/your-app/node_modules/@certificate-service/sdk/dist/standalone.js'))).toBe(true);
+  },
+  'test/bench/README.md': (s) => {
+    expect(s.stdout).toMatch(/^\| P1 \| /m);
+  },
+  'zapier/README.md': (s) => {
+    expect(fs.statSync(path.join(ROOT, 'zapier/build/build.zip')).mtimeMs).toBeGreaterThan(Date.now() - 15 * 60_000);
+    expect(s.stdout).toContain('"workspaceId": "ws_demo"'); // invoke auth test
+    expect(s.stdout).toContain('"id": "design_minimal"'); // invoke trigger design_list
+    expect(s.stdout).toMatch(/"title": "Tried locally",\s*"designId": "design_minimal"/); // invoke create create_batch
+  },
+};
+
+test('every README with blocks to run has its checks', () => {
+  expect([...blocksByFile.keys()].sort()).toEqual(Object.keys(CHECKS).sort());
+});
+
+test.each([...blocksByFile.keys()])('%s: its blocks run as written', async (file) => {
+  const before = git('status', '--porcelain');
+  // `invoke` reads zapier/.env, which the Zapier README writes: keep a developer's own.
+  const env = path.join(ROOT, 'zapier/.env');
+  if (file === 'zapier/README.md' && fs.existsSync(env)) {
+    const kept = fs.readFileSync(env);
+    cleanups.push(() => fs.writeFileSync(env, kept));
+  }
+  if (file === 'zapier/README.md') cleanups.push(() => fs.rmSync(env, { force: true }));
+
+  const session = runSession(file, await freePort());
+  cleanups.push(() => {
+    fs.rmSync(session.fresh, { recursive: true, force: true });
+    fs.rmSync(session.home, { recursive: true, force: true });
+  });
+  cleanups.push(async () => {
+    // `kill <pid>` of each server stops it: certsvc-sandbox started through npm exec or npx included.
+    const left = await stopServers(session);
+    expect(left.map((pids, i) => (pids.length ? `server ${i + 1} left ${pids.length} processes running` : ''))).toEqual(session.serverPids.map(() => ''));
+  });
+  expectSuccess(session);
+  await CHECKS[file](session);
+  expect(git('status', '--porcelain')).toBe(before);
+});

@@ -1,0 +1,26 @@
+// Every shell block of the READMEs and docs/ is either run by `npm run test:readme` or listed in
+// test/readme/blocks.ts with the reason it is not; every fence says its language, so a shell
+// block cannot hide as an unlabelled one.
+import { PLANS } from './blocks';
+import { fences, markdownFiles, shellBlocks } from './markdown';
+
+const blocks = shellBlocks();
+
+test('every fence has a language (sh or bash for commands, text for diagrams)', () => {
+  const bare = markdownFiles().flatMap(fences).filter((f) => !f.lang);
+  expect(bare.map((f) => `${f.file}:${f.line}`)).toEqual([]);
+});
+
+test('every shell block is listed, and every listed block exists', () => {
+  expect(blocks.map((b) => b.key).sort()).toEqual(Object.keys(PLANS).sort());
+});
+
+test.each(blocks.map((b) => [b.key, b] as const))('%s: the lines it skips or serves are in it, with a reason', (key, block) => {
+  const plan = PLANS[key];
+  const lines = block.text.split('\n').map((l) => l.trim());
+  if ('notRun' in plan) return expect(plan.notRun.length).toBeGreaterThan(20);
+  for (const [line, why] of Object.entries({ ...plan.skip, ...plan.servers })) {
+    expect(lines).toContain(line);
+    expect(why.length).toBeGreaterThan(4);
+  }
+});

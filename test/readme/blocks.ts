@@ -1,0 +1,76 @@
+// What `npm run test:readme` (test/e2e/readme/blocks.e2e.test.ts) does with each shell block of
+// the READMEs and docs/: it runs the block as written (with the substitutions that test lists),
+// or the block is here with the reason it is not run. A block not named here fails
+// test/readme/blocks.test.ts, so a new block is either run or explained.
+
+export type Plan =
+  /** The block is not run at all. */
+  | { notRun: string }
+  | {
+      /** Lines (exactly as written) the test does not run, each with why. */
+      skip?: Record<string, string>;
+      /** Lines that keep running in the foreground (servers), each with the text its banner prints once it is ready. */
+      servers?: Record<string, string>;
+    };
+
+const SUITES = 'a test suite: `npm test` runs it';
+
+export const PLANS: Record<string, Plan> = {
+  'README.md › Two commands': {
+    skip: { 'npm test                   # builds, type-checks and runs every test (unit, contract, e2e, editor in a browser)': 'the whole suite: `.ci/run` runs it before this one' },
+  },
+  'README.md › Try it from this clone #1': { servers: { 'npm exec -w shared/sandbox -- certsvc-sandbox --port 4010': 'listening' } },
+  'README.md › Try it from this clone #2': {},
+  'README.md › Try it from this clone #3': {
+    skip: { 'bash test/e2e/n8n/n8n.sh start': 'run by the e2e harness after the block (startN8n with this script as its launcher, the fresh HOME as its user folder), which then runs an example workflow in it' },
+  },
+  'README.md › Webhook subscriptions: 20 per workspace': {
+    notRun: 'needs the live service (`<your service host>`) and the published CLI; test/sdk/cli.test.ts lists and deletes subscriptions in a full sandbox workspace',
+  },
+  'docs/releasing.md › Releasing #1': { notRun: 'needs the live service (`<your service host>`); test/sdk/doctor.test.ts runs `certsvc doctor` against the sandbox' },
+  'docs/releasing.md › Releasing #2': {
+    notRun: 'exits 1 by design while publisher.json holds placeholders; test/release/publisher.test.ts runs its check (release/check.js) and expects exactly those problems',
+  },
+  'n8n/README.md › Manual installation (self-hosted, queue mode, Docker) #1': {
+    notRun: 'installs from the npm registry, after publishing; the same commands with the packed tarball run in the root README (Try it from this clone #3)',
+  },
+  'n8n/README.md › Manual installation (self-hosted, queue mode, Docker) #2': {
+    skip: { 'N8N_CUSTOM_EXTENSIONS=/tmp/n8n-custom n8n start': 'the reader\'s own n8n, a server; test/e2e/n8n/connector.e2e.test.ts loads the package this way in n8n 2.41.1' },
+  },
+  'n8n/README.md › Development': {
+    skip: {
+      'npx jest test/n8n             # unit, sandbox and package tests': SUITES,
+      'npx jest test/e2e/n8n         # the built package in a real n8n 2.41.1 against the sandbox': SUITES,
+    },
+  },
+  'shared/cli/README.md › Install #1': { notRun: 'installs from the npm registry, after publishing' },
+  'shared/cli/README.md › Install #2': {},
+  'shared/cli/README.md › Commands': {
+    notRun: 'a reference, with placeholders (`<your service host>`, `<batchId>`, learners.csv); test/sdk/cli.test.ts, cli-batches.test.ts and doctor.test.ts run the commands against the sandbox',
+  },
+  'shared/mcp/README.md › Configure your client': {},
+  'shared/sandbox/README.md › Install': {},
+  'shared/sandbox/README.md › Start it': { servers: { 'npx certsvc-sandbox --port 4010 --deliver-to http://127.0.0.1:3000/webhooks': 'secret   :' } },
+  'shared/sdk/README.md › For other apps #1': { notRun: 'installs from the npm registry, after publishing' },
+  'shared/sdk/README.md › For other apps #2': {},
+  'test/bench/README.md › Benchmarks': {
+    skip: {
+      'npm run bench                          # builds, then runs everything (~6 min: P2 alone is 2 min)': 'the benchmarks: minutes of load, and they rewrite results.json',
+      'npm run bench -- --only P1,P4          # some of them (P1..P9, S = the sandbox\'s own benchmark, S3)': 'the benchmarks: they rewrite results.json',
+      'npm run bench -- --quick               # small N, a ~40 s smoke run → results.local.json (git-ignored)': 'the benchmarks: a minute of load',
+    },
+  },
+  "test/e2e/n8n-editor/README.md › n8n's editor, driven in a browser": { notRun: SUITES },
+  'test/e2e/queue/README.md › n8n queue mode: harness and suite': { notRun: 'the queue-mode suite: `.ci/run` runs it' },
+  'zapier/README.md › Setup': {},
+  'zapier/README.md › Try it locally: `zapier-platform invoke` against the sandbox #1': { servers: { 'npm start -- --serve --port 4010': 'listening' } },
+  'zapier/README.md › Try it locally: `zapier-platform invoke` against the sandbox #2': {
+    skip: {
+      'npx zapier-platform invoke create issue_certificate   # asks for each field, the design\'s variables among them':
+        'asks questions on a terminal; test/zapier/invoke.test.ts runs it with --non-interactive -i',
+    },
+  },
+  'zapier/README.md › Publishing (needs a Zapier login and internet, so it is not run here)': {
+    notRun: 'needs a Zapier login and internet; test/zapier/listing.test.ts checks the logo and the changelog these commands send',
+  },
+};

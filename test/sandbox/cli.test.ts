@@ -1,0 +1,73 @@
+// `certsvc-sandbox`, the sandbox on a port: a busy port names --port; started the way the root
+// README's readers start it (`npm exec -w shared/sandbox -- certsvc-sandbox … &`), killing that
+// pid stops the server; the README lists every flag and list shape --help offers.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES } from '@certificate-service/sandbox';
+import { freePort } from '../support/net';
+import { alive, withDescendants } from '../support/processes';
+import { ensureBuilt, PACKAGES } from '../sdk/built';
+
+jest.setTimeout(60_000);
+
+const ROOT = path.resolve(__dirname, '../..');
+const BIN = path.join(PACKAGES.sandbox, 'dist/cli.js');
+
+beforeAll(() => ensureBuilt(), 120_000);
+
+const answers = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
+    socket.on('error', () => resolve(false));
+  });
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('a busy port: exit 1, and the message names the address and --port', async () => {
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port } = holder.address() as net.AddressInfo;
+  try {
+    const run = spawnSync(process.execPath, [BIN, '--port', String(port)], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(`certsvc-sandbox: 127.0.0.1:${port} is already in use (another sandbox?): choose another port with --port N, or --port 0 for a free one\n`);
+  } finally {
+    holder.close();
+  }
+});
+
+test('started as `npm exec -w shared/sandbox -- certsvc-sandbox &`, killing that pid stops the server', async () => {
+  const port = await freePort();
+  const npm = spawn('npm', ['exec', '-w', 'shared/sandbox', '--', 'certsvc-sandbox', '--port', String(port)], { cwd: ROOT, stdio: 'ignore' });
+  let tree: number[] = [];
+  try {
+    await until(`the sandbox on ${port}`, () => answers(port));
+    tree = withDescendants([npm.pid!]); // npm, `sh -c`, the sandbox's node
+    expect(tree.length).toBeGreaterThanOrEqual(2);
+    process.kill(npm.pid!, 'SIGTERM'); // what `kill <pid>` does
+    await until('the port to close', async () => !(await answers(port)), 10_000);
+    await until('every process of the tree to end', () => alive(tree).length === 0, 10_000);
+  } finally {
+    for (const pid of alive(tree)) process.kill(pid, 'SIGKILL');
+  }
+});
+
+test('the README names every flag and every list shape that --help offers', () => {
+  const LIST_SHAPES = [...KNOWN_LIST_SHAPES, ...UNKNOWN_LIST_SHAPES];
+  const help = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' }).stdout;
+  const flags = [...new Set(help.match(/--[a-z][a-z-]*/g))];
+  expect(flags.length).toBeGreaterThan(5);
+  for (const shape of LIST_SHAPES) expect(help).toContain(shape);
+  const readme = fs.readFileSync(path.join(PACKAGES.sandbox, 'README.md'), 'utf8');
+  const flagsParagraph = readme.split('## Start it')[1].split('\n## ')[0];
+  expect(flags.filter((f) => !flagsParagraph.includes(`\`${f}`))).toEqual([]);
+  expect(LIST_SHAPES.filter((s) => !flagsParagraph.includes(`\`${s}\``))).toEqual([]);
+});
