@@ -63,7 +63,7 @@ test.each([
   expect(s.requests).toHaveLength(1);
   expect(e.code).toBe(code);
   expect(e.outcomeUnknown).toBe(true);
-  expect(e.request).toEqual({ method: 'POST', path: '/batches/b1/recipients', recipients: ['ada@example.com'] });
+  expect(e.request).toEqual({ method: 'POST', path: '/batches/b1/recipients', route: '/batches/{batchId}/recipients', recipients: ['ada@example.com'] });
   expect(e.message).toMatch(/Outcome unknown.*ada@example\.com/);
 });
 

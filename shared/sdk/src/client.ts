@@ -4,6 +4,7 @@ import { CertificateServiceError, redactError, SecretSet } from './errors';
 import type { RateLimitState } from './rate-limit';
 import { Requester, type RequesterOptions } from './request';
 import type { Api } from './client/api';
+import { ENDPOINTS } from './client/endpoints';
 import * as batches from './client/batches';
 import * as certificates from './client/certificates';
 import * as designs from './client/designs';
@@ -105,9 +106,8 @@ export class CertificateServiceClient {
   // --- Auth ---------------------------------------------------------------------
 
   async auth(): Promise<Workspace> {
-    // POST /auth only checks the key, so it is retried like a GET.
-    const spec = { method: 'POST' as const, route: '/auth', path: '/auth', safeToRepeat: true };
-    return this.#exit((api) => api.call(spec, one<Workspace>('the workspace', ['workspace'], ['workspaceId'])));
+    // POST /auth only checks the key, so it is retried like a GET (ENDPOINTS.auth.safeToRepeat).
+    return this.#exit((api) => api.call({ endpoint: ENDPOINTS.auth }, one<Workspace>('the workspace', ['workspace'], ['workspaceId'])));
   }
 
   listBatches(options?: batches.BatchListOptions): Promise<Page<Batch>> {

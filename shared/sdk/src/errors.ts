@@ -1,3 +1,4 @@
+import { ENDPOINTS } from './client/endpoints';
 /** Error codes: the spec's ten (section 7) plus the client-side ones. */
 export const SERVICE_ERROR_CODES = [
   'MISSING_API_KEY',
@@ -37,6 +38,8 @@ export type ErrorPhase = 'validation' | 'request' | 'transport' | 'response';
 export interface RequestIdentity {
   method: string;
   path: string;
+  /** The endpoint's route template (client/endpoints.ts), e.g. `/webhooks/subscriptions`. */
+  route?: string;
   /** For issue calls: the emails of the recipients the request carried. */
   recipients?: string[];
 }
@@ -217,7 +220,7 @@ export class CertificateServiceError extends Error {
   get hintTopic(): HintTopic | undefined {
     if (this.isAuthError) return 'auth';
     if (this.outcomeUnknown) return this.request?.recipients ? 'issue-unknown' : 'outcome-unknown';
-    if (this.code === 'PLAN_LIMIT_EXCEEDED' && this.request?.method === 'POST' && this.request.path === '/webhooks/subscriptions') return 'subscription-limit';
+    if (this.code === 'PLAN_LIMIT_EXCEEDED' && this.request?.method === ENDPOINTS.createSubscription.method && this.request.route === ENDPOINTS.createSubscription.route) return 'subscription-limit';
     if (this.isRateLimited) return 'rate-limit';
     if (this.code === 'UNEXPECTED_RESPONSE') return 'unexpected-response';
     if (this.detail.connect !== undefined) return 'unreachable';

@@ -3,6 +3,7 @@
 // headers, the list wrapper and cursor field recognised, and whether every field the connectors
 // read is there. Hosts supply a client whose transport reports each answer (`observeAnswer`)
 // and word the report themselves.
+import { endpointName, ENDPOINTS } from './client/endpoints';
 import type { CertificateServiceClient } from './client';
 import { CertificateServiceError } from './errors';
 import { describeList } from './decode';
@@ -57,18 +58,18 @@ export interface FirstContactCheck {
 export async function checkFirstContact(client: CertificateServiceClient, lastAnswer: () => ObservedAnswer | undefined, forget: () => void): Promise<FirstContactCheck[]> {
   const firstBatch = async () => (await client.listBatches({ limit: 1, status: 'all' })).items[0]?.id;
   const checks: Array<{ endpoint: string; run: () => Promise<unknown>; fields: readonly string[] }> = [
-    { endpoint: 'POST /auth', run: () => client.auth(), fields: FIELDS_READ.workspace },
-    { endpoint: 'GET /batches', run: () => client.listBatches({ limit: 5, status: 'all' }), fields: FIELDS_READ.batch },
-    { endpoint: 'GET /designs', run: () => client.listDesigns(), fields: FIELDS_READ.design },
+    { endpoint: endpointName(ENDPOINTS.auth), run: () => client.auth(), fields: FIELDS_READ.workspace },
+    { endpoint: endpointName(ENDPOINTS.listBatches), run: () => client.listBatches({ limit: 5, status: 'all' }), fields: FIELDS_READ.batch },
+    { endpoint: endpointName(ENDPOINTS.listDesigns), run: () => client.listDesigns(), fields: FIELDS_READ.design },
     {
-      endpoint: 'GET /batches/{batchId}/recipients',
+      endpoint: endpointName(ENDPOINTS.listRecipients),
       run: async () => {
         const batchId = await firstBatch();
         return batchId ? client.listRecipients(batchId, { limit: 5 }) : undefined;
       },
       fields: FIELDS_READ.certificate,
     },
-    { endpoint: 'GET /webhooks/subscriptions', run: () => client.listSubscriptions(), fields: FIELDS_READ.subscription },
+    { endpoint: endpointName(ENDPOINTS.listSubscriptions), run: () => client.listSubscriptions(), fields: FIELDS_READ.subscription },
   ];
 
   const out: FirstContactCheck[] = [];
@@ -83,7 +84,7 @@ export async function checkFirstContact(client: CertificateServiceClient, lastAn
       } else {
         const list = describeList(lastAnswer()?.body);
         const items = value && typeof value === 'object' && 'items' in value ? (value as { items: unknown[] }).items : [value];
-        if (check.endpoint !== 'POST /auth') lines.push(`list: wrapper ${list?.wrapper ?? '?'}, next-page cursor ${list?.cursorField ?? '(none in this answer)'}`);
+        if (check.endpoint !== endpointName(ENDPOINTS.auth)) lines.push(`list: wrapper ${list?.wrapper ?? '?'}, next-page cursor ${list?.cursorField ?? '(none in this answer)'}`);
         const first = items[0] as Record<string, unknown> | undefined;
         if (!first) lines.push(`fields: not checked (the list is empty)`);
         else {

@@ -4,7 +4,8 @@ import { jitterMs, othersBetween, parseRateLimit, parseRetryAfter, type RateLimi
 import { DEFAULT_RETRY, isRepeatable, retryDecision, type AttemptResult, type RetryOptions } from './retry';
 import type { HttpRequest, HttpResponse, Transport } from './transport';
 import { getHeader } from './headers';
-import { apiKeyFrom } from './validation';
+import { endpointName, type Endpoint } from './client/endpoints';
+import { apiKeyFrom, requireString } from './validation';
 
 export type { RetryOptions } from './retry';
 
@@ -25,16 +26,14 @@ export interface RequesterOptions {
 }
 
 export interface CallSpec {
-  method: HttpRequest['method'];
-  /** The path template, e.g. `/batches/{batchId}/recipients`: errors name the endpoint by it. */
-  route: string;
-  path: string;
+  /** Which endpoint (client/endpoints.ts): its method and route; errors name it by the route. */
+  endpoint: Endpoint;
+  /** The values of the route's `{name}`s (ids), checked and encoded by `pathOf`. */
+  params?: Record<string, string>;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   /** For issue calls: who the request was for, quoted in "outcome unknown" errors. */
   recipients?: string[];
-  /** A POST that changes nothing (POST /auth), so it may be repeated like a GET. */
-  safeToRepeat?: boolean;
   /** The answer hands out a signing secret (create, rotate): `wh_sec_…` values are kept in it. */
   handsOutSecret?: boolean;
 }
@@ -87,6 +86,14 @@ export function classifyNetworkError(error: unknown): 'TIMEOUT' | 'NETWORK_ERROR
   return undefined;
 }
 
+/**
+ * The path of a call: each `{name}` of the route replaced by its value, checked first (a missing
+ * id is a VALIDATION_ERROR naming the field, before any request), trimmed and URL-encoded.
+ */
+export function pathOf(endpoint: Endpoint, params: Readonly<Record<string, string>> = {}): string {
+  return endpoint.route.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(requireString(params[name], name)));
+}
+
 function parseBody(body: unknown): unknown {
   if (typeof body !== 'string') return body ?? null;
   if (!body.trim()) return null;
@@ -129,15 +136,17 @@ export class Requester {
   }
 
   async call<T>(spec: CallSpec, decode: Decoder<T>): Promise<T> {
-    const identity: RequestIdentity = { method: spec.method, path: spec.path, ...(spec.recipients ? { recipients: spec.recipients } : {}) };
-    const repeatable = isRepeatable(spec.method, spec.safeToRepeat);
+    const { method, route, safeToRepeat } = spec.endpoint;
+    const path = pathOf(spec.endpoint, spec.params);
+    const identity: RequestIdentity = { method, path, route, ...(spec.recipients ? { recipients: spec.recipients } : {}) };
+    const repeatable = isRepeatable(method, safeToRepeat);
     const headers: Record<string, string> = { Accept: 'application/json' };
     const apiKey = apiKeyFrom(this.options.apiKey);
     if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
     if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
     const request: HttpRequest = {
-      method: spec.method,
-      url: this.url(spec.path, spec.query),
+      method,
+      url: this.url(path, spec.query),
       headers,
       ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
     };
@@ -156,7 +165,7 @@ export class Requester {
         if (!failure) throw this.transportError(error, identity, repeatable);
         const connect = connectFailure(error);
         const result: AttemptResult = { kind: 'network', failure, ...(connect ? { connect } : {}) };
-        const decision = retryDecision({ method: spec.method, safeToRepeat: spec.safeToRepeat, attempt, waitedMs: waited, result, options: this.retry });
+        const decision = retryDecision({ method, safeToRepeat, attempt, waitedMs: waited, result, options: this.retry });
         if (decision.retry) {
           await this.sleep(decision.delayMs);
           waited += decision.delayMs;
@@ -175,7 +184,7 @@ export class Requester {
       }
       const body = redactAnswer(parseBody(response.body), this.secrets.list(), spec.handsOutSecret === true);
       const context: ResponseContext = {
-        endpoint: `${spec.method} ${spec.route}`,
+        endpoint: endpointName(spec.endpoint),
         status: response.status,
         contentType: (getHeader(response.headers, 'Content-Type') ?? '').split(';')[0].trim(),
         issues: spec.recipients !== undefined,
@@ -183,11 +192,11 @@ export class Requester {
       if (response.status >= 200 && response.status < 300) return decodeOrFail(decode, body, context);
       // A DELETE repeated after an answer that may have been applied finds nothing: the
       // first attempt deleted it. That is the outcome the caller asked for.
-      if (unsure && spec.method === 'DELETE' && response.status === 404) return decodeOrFail(decode, { alreadyDeleted: true }, context);
+      if (unsure && method === 'DELETE' && response.status === 404) return decodeOrFail(decode, { alreadyDeleted: true }, context);
 
       const retryAfter = parseRetryAfter(getHeader(response.headers, 'Retry-After'), now);
       const result: AttemptResult = { kind: 'status', status: response.status, retryAfterSeconds: retryAfter };
-      const decision = retryDecision({ method: spec.method, safeToRepeat: spec.safeToRepeat, attempt, waitedMs: waited, result, options: this.retry, jitterMs: jitterMs() });
+      const decision = retryDecision({ method, safeToRepeat, attempt, waitedMs: waited, result, options: this.retry, jitterMs: jitterMs() });
       if (decision.retry) {
         await this.sleep(decision.delayMs);
         waited += decision.delayMs;

@@ -1,9 +1,10 @@
 import type { Api } from './client/api';
 import { getBatch } from './client/batches';
 import { listRecipients } from './client/recipients';
-import { listOf, unexpected, type ResponseContext } from './decode';
+import { DESIGN_LIST } from './client/designs';
+import { iterateList } from './client/list';
+import { unexpected, type ResponseContext } from './decode';
 import { validationError } from './errors';
-import { paginate } from './pagination';
 import type { Design } from './types';
 
 // A certificate's variables (course, score, date…) as the batch's design names them. The
@@ -111,15 +112,12 @@ export function readVariables(design: Design, context: ResponseContext): DesignV
  * variables read while the answer's context is at hand, or undefined when no page has it.
  */
 async function findDesign(api: Api, designId: string): Promise<{ found: boolean; variables?: DesignVariable[] }> {
-  const decodePage = listOf<Design>('designs');
-  const pages = paginate('GET /designs', (cursor) =>
-    api.call({ method: 'GET', route: '/designs', path: '/designs', query: { cursor } }, (body, context) => {
-      const page = decodePage(body, context);
-      // Every item stays (paginate ends on an empty page); only the wanted one is read.
-      return { ...page, items: page.items.map((d) => (d.id === designId ? { id: d.id, variables: readVariables(d, context), wanted: true } : { id: d.id, wanted: false })) };
-    }),
-  );
-  for await (const d of pages) if (d.wanted) return { found: true, variables: d.variables };
+  // Every item stays (a walk ends on an empty page); only the wanted one is read.
+  const designs = iterateList(api, {
+    ...DESIGN_LIST,
+    read: (d, context) => (d.id === designId ? { wanted: true, variables: readVariables(d as Design, context) } : { wanted: false }),
+  });
+  for await (const d of designs) if (d.wanted) return { found: true, variables: d.variables };
   return { found: false };
 }
 

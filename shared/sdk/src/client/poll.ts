@@ -4,6 +4,7 @@ import { validateLimit } from '../validation';
 import type { Batch, EventType, Recipient } from '../types';
 import { flattenEvent, type FlatEvent } from '../webhooks/flatten';
 import type { Api } from './api';
+import { endpointName, ENDPOINTS } from './endpoints';
 import { seg } from './api';
 import { iterateBatches } from './batches';
 import { listPage } from './recipients';
@@ -140,7 +141,7 @@ function unreadable(endpoint: string, message: string): CertificateServiceError 
   return new CertificateServiceError({ code: 'UNEXPECTED_RESPONSE', phase: 'response', status: 200, detail: { endpoint }, message });
 }
 
-const ENDPOINT = 'GET /batches/{batchId}/recipients';
+const ENDPOINT = endpointName(ENDPOINTS.listRecipients);
 
 /** `createdAt` as milliseconds; a certificate without a readable one cannot be placed, so the list is unreadable. */
 function timeOf(r: Recipient, index: number): number {

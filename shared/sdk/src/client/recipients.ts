@@ -1,30 +1,39 @@
-import { action, listOf, one } from '../decode';
-import { MAX_PAGE_SIZE, paginate } from '../pagination';
+import { action, one } from '../decode';
+import { MAX_PAGE_SIZE } from '../pagination';
 import type { ActionResult, Page, Recipient, RecipientChange, RecipientUpdate } from '../types';
-import { requireEmail, validateLimit, validateUpdate } from '../validation';
-import { page, seg, type Api } from './api';
-import type { ListOptions } from './batches';
+import { requireEmail, requireString, validateUpdate } from '../validation';
+import { page, type Api } from './api';
+import { ENDPOINTS } from './endpoints';
+import { iterateList, listPage as readPage, type ListOptions, type ListSpec } from './list';
 
 export interface RecipientListOptions extends ListOptions {
   emailStatus?: string;
 }
 
-const ROUTE = '/batches/{batchId}/recipients';
-const ONE_ROUTE = `${ROUTE}/{recipientId}`;
 const recipient = one<Recipient>('a certificate', ['recipient', 'certificate'], ['id', 'email']);
-const onePath = (batchId: string, recipientId: string) => `/batches/${seg(batchId, 'batchId')}/recipients/${seg(recipientId, 'recipientId')}`;
 
 /** The key of the one email index: trimmed and lower-cased, as the service compares them. */
 export const emailKey = (email: string): string => email.trim().toLowerCase();
 
+/**
+ * A batch's certificates. The recipient list's pagination parameter names are not shown; we send
+ * the batch list's documented `cursor` and `limit`. Every item must have its email, because
+ * skip-existing and find-by-email decide on it.
+ */
+function recipientList(batchId: string, emailStatus: string | undefined): ListSpec<Recipient> {
+  return {
+    endpoint: ENDPOINTS.listRecipients,
+    params: { batchId },
+    noun: 'certificates',
+    defaultLimit: MAX_PAGE_SIZE,
+    filters: { emailStatus },
+    itemCheck: (r) => (typeof r.email === 'string' ? undefined : 'has no "email"'),
+  };
+}
+
+/** One page of a batch's certificates, as decoded (polling reads its cursor and `Date`). */
 export async function listPage(api: Api, batchId: string, options: RecipientListOptions) {
-  // The recipient list's pagination parameter names are not shown; we send the batch
-  // list's documented `cursor` and `limit`.
-  const limit = validateLimit(options.limit ?? MAX_PAGE_SIZE);
-  const query = { cursor: options.cursor, limit, emailStatus: options.emailStatus };
-  // Every email is read, because skip-existing and find-by-email decide on them.
-  const decode = listOf<Recipient>('certificates', { limit, itemCheck: (r) => (typeof r.email === 'string' ? undefined : 'has no "email"') });
-  return await api.call({ method: 'GET', route: ROUTE, path: `/batches/${seg(batchId, 'batchId')}/recipients`, query }, decode);
+  return await readPage(api, recipientList(batchId, options.emailStatus), options);
 }
 
 export async function listRecipients(api: Api, batchId: string, options: RecipientListOptions = {}): Promise<Page<Recipient>> {
@@ -32,12 +41,12 @@ export async function listRecipients(api: Api, batchId: string, options: Recipie
 }
 
 export function iterateRecipients(api: Api, batchId: string, options: Omit<RecipientListOptions, 'cursor'> = {}): AsyncGenerator<Recipient> {
-  seg(batchId, 'batchId');
-  return paginate(`GET ${ROUTE}`, (cursor) => listPage(api, batchId, { ...options, cursor }));
+  requireString(batchId, 'batchId'); // when the iterator is made, naming the field
+  return iterateList(api, recipientList(batchId, options.emailStatus), { limit: options.limit });
 }
 
 export async function getRecipient(api: Api, batchId: string, recipientId: string): Promise<Recipient> {
-  return await api.call({ method: 'GET', route: ONE_ROUTE, path: onePath(batchId, recipientId) }, recipient);
+  return await api.call({ endpoint: ENDPOINTS.getRecipient, params: { batchId, recipientId } }, recipient);
 }
 
 /**
@@ -45,7 +54,7 @@ export async function getRecipient(api: Api, batchId: string, recipientId: strin
  * email filter, so pages are read until the first match; null only after every page was read.
  */
 export async function findRecipientByEmail(api: Api, batchId: string, email: string): Promise<Recipient | null> {
-  seg(batchId, 'batchId');
+  requireString(batchId, 'batchId');
   const wanted = emailKey(requireEmail(email));
   for await (const r of iterateRecipients(api, batchId)) if (emailKey(r.email) === wanted) return r;
   return null;
@@ -53,7 +62,7 @@ export async function findRecipientByEmail(api: Api, batchId: string, email: str
 
 /**
  * The email index: a batch's certificates by `emailKey`, in one paged read (100 a page). A
- * host that looks up many emails in one run, and issueMany's skip-existing, read the batch once.
+ * host that looks up many emails in one run, and the issue plan's skip-existing, read the batch once.
  */
 export async function recipientsByEmail(api: Api, batchId: string): Promise<Map<string, Recipient[]>> {
   const index = new Map<string, Recipient[]>();
@@ -69,14 +78,13 @@ export async function recipientsByEmail(api: Api, batchId: string): Promise<Map<
 export async function updateRecipient(api: Api, batchId: string, recipientId: string, update: RecipientUpdate): Promise<RecipientChange> {
   const body = validateUpdate(update);
   const known: RecipientChange = { id: recipientId, batchId };
-  return await api.call({ method: 'PATCH', route: ONE_ROUTE, path: onePath(batchId, recipientId), body }, action(known));
+  return await api.call({ endpoint: ENDPOINTS.updateRecipient, params: { batchId, recipientId }, body }, action(known));
 }
 
 export async function deleteRecipient(api: Api, batchId: string, recipientId: string): Promise<ActionResult> {
-  return await api.call({ method: 'DELETE', route: ONE_ROUTE, path: onePath(batchId, recipientId) }, action({ id: recipientId, batchId, deleted: true }));
+  return await api.call({ endpoint: ENDPOINTS.deleteRecipient, params: { batchId, recipientId } }, action({ id: recipientId, batchId, deleted: true }));
 }
 
 export async function sendCertificate(api: Api, batchId: string, recipientId: string): Promise<ActionResult> {
-  const path = `${onePath(batchId, recipientId)}/send`;
-  return await api.call({ method: 'POST', route: `${ONE_ROUTE}/send`, path }, action({ id: recipientId, batchId, queued: true }));
+  return await api.call({ endpoint: ENDPOINTS.sendCertificate, params: { batchId, recipientId } }, action({ id: recipientId, batchId, queued: true }));
 }

@@ -2,7 +2,8 @@ import { one, unexpected, type Decoder, type ResponseContext } from '../decode';
 import { CertificateServiceError } from '../errors';
 import type { Recipient } from '../types';
 import { MAX_BULK } from '../validation';
-import { seg, type Api } from '../client/api';
+import type { Api } from '../client/api';
+import { ENDPOINTS } from '../client/endpoints';
 import type { IssueOutcome } from './outcome';
 
 // The two endpoints that issue (spec section 4): one recipient, or a bulk call of at most 100.
@@ -26,8 +27,7 @@ const body = (recipient: object, send: boolean | undefined) => ({ ...recipient, 
 
 /** POST /batches/{batchId}/recipients: one certificate (one quota unit). */
 export async function postOne(api: Api, batchId: string, recipient: ValidRecipient, send: boolean | undefined): Promise<Recipient> {
-  const path = `/batches/${seg(batchId, 'batchId')}/recipients`;
-  return await api.call({ method: 'POST', route: '/batches/{batchId}/recipients', path, body: body(recipient, send), recipients: [recipient.email] }, issued);
+  return await api.call({ endpoint: ENDPOINTS.issueOne, params: { batchId }, body: body(recipient, send), recipients: [recipient.email] }, issued);
 }
 
 /**
@@ -35,9 +35,8 @@ export async function postOne(api: Api, batchId: string, recipient: ValidRecipie
  * Request body (not shown in the spec; our documented default): `{recipients: [...], send?}`.
  */
 export async function postBulk(api: Api, batchId: string, recipients: ValidRecipient[], send: boolean | undefined): Promise<SentOutcome[]> {
-  const path = `/batches/${seg(batchId, 'batchId')}/recipients/bulk`;
   const emails = recipients.map((r) => r.email);
-  return await api.call({ method: 'POST', route: '/batches/{batchId}/recipients/bulk', path, body: body({ recipients }, send), recipients: emails }, bulkOutcomes(emails));
+  return await api.call({ endpoint: ENDPOINTS.issueBulk, params: { batchId }, body: body({ recipients }, send), recipients: emails }, bulkOutcomes(emails));
 }
 
 export function chunk<T>(items: T[], size = MAX_BULK): T[][] {
