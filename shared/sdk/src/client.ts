@@ -50,7 +50,9 @@ export class CertificateServiceClient {
     return { ...this.#http.rate };
   }
 
-  // --- The exit: nothing leaves unredacted ------------------------------------
+  // --- The exit: every error the client makes is redacted here -------------------
+  // (A transport's own error became a CertificateServiceError in the requester. What a host's own
+  // callback throws, onProgress or onOutcomes, passes through as the host threw it.)
 
   #scrub(error: unknown): unknown {
     return error instanceof CertificateServiceError ? redactError(error, this.#secrets.list()) : error;

@@ -107,8 +107,10 @@ function parseBody(body: unknown): unknown {
 /**
  * Sends one API call with the service's rules (auth header, JSON, pacing on
  * `RateLimit-Remaining: 0`, bounded retries by `retryDecision`, error mapping) and reads the
- * answer with the call's decoder. Errors leave here unredacted except where text is cut
- * short; the client redacts everything at its exit.
+ * answer with the call's decoder. Every answer is redacted of the known secrets before it is
+ * read, so neither a result nor an error made from it carries them; anything the transport
+ * throws leaves as a CertificateServiceError. The client redacts every error once more at its
+ * exit (a cause, a message quoting a request).
  */
 export class Requester {
   readonly baseUrl: string;

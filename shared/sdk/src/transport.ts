@@ -1,12 +1,15 @@
 import type { HeaderBag } from './headers';
 
 /**
- * The one seam between the core and a platform. Each host passes its own:
- * Zapier wraps `z.request`, n8n wraps `httpRequestWithAuthentication`,
- * standalone code uses `createFetchTransport` (a separate entry point).
+ * The one seam between the core and a platform. Each host passes its own: Zapier wraps
+ * `z.request`, n8n wraps `httpRequestWithAuthentication`, the SDK's `createClient` uses undici
+ * (`createUndiciTransport`; `createFetchTransport` is the other choice), both in the SDK's main
+ * entry, never in the core's.
  *
- * A transport resolves for every HTTP status (the core maps errors itself) and
- * rejects only when no response arrived (connection refused/reset, timeout).
+ * A transport should resolve for every HTTP status (the core maps errors itself) and reject
+ * only when no response arrived (connection refused or reset, timeout): the core retries what
+ * it recognises as such. Anything else it throws is taken as the host's own failure: a
+ * TRANSPORT_ERROR, never repeated, with the outcome of an issue call unknown.
  */
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
