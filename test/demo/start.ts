@@ -1,7 +1,7 @@
 // `npm start`: the main job on the embedded sandbox. Starts the local Certificate Service,
 // runs the scripted flow through the shared core (and the connectors), prints a report, exits 0.
 // `npm start -- --serve` keeps the sandbox running for a real n8n or `zapier-platform invoke`.
-import { createSandbox } from '@certificate-service/sandbox';
+import { createSandbox, stopWithParent } from '@certificate-service/sandbox';
 import { portFrom } from './args';
 import { CORE_FLOW_TITLE, runCoreFlow } from './core-flow';
 import { runN8nFlow } from './n8n-flow';
@@ -22,14 +22,7 @@ async function main() {
         `  Time runs scaled (timeScale ${timeScale}): delivery retries (1 min, 5 min, 30 min… in the spec) and the secret-rotation grace take ${timeScale}× their real time.\n` +
         'Press Ctrl+C to stop.',
     );
-    let closing: Promise<void> | undefined;
-    const stop = () => void (closing ??= sandbox.close().then(() => process.exit(0)));
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    // npm runs this under `sh -c`, which does not pass on a kill of npm's pid (`npm start -- --serve &`,
-    // then `kill %1`): stop when the process that started this one is gone (it is re-parented).
-    const parent = process.ppid;
-    setInterval(() => process.ppid !== parent && stop(), 250).unref();
+    stopWithParent(sandbox); // Ctrl+C, SIGTERM, or the shell npm started it with is gone
     return;
   }
 

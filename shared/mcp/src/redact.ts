@@ -3,28 +3,22 @@
 // signing secrets, anything shaped like one); this repeats it for what the server adds itself
 // (the HTTP bearer token) and for anything a future tool might pass through unread.
 
-const SHAPES: Array<[RegExp, string]> = [
-  [/\bBearer\s+[A-Za-z0-9._~+/=-]+/gi, 'Bearer [redacted]'],
-  [/wh_sec_[A-Za-z0-9_-]+/g, '[redacted]'],
-];
+import { redact, SecretSet } from '@certificate-service/sdk';
 
+/** The core's redaction (its secrets, and anything shaped like a bearer token or a signing secret) for the server's own output. */
 export class Redactor {
-  readonly #secrets: string[] = [];
+  readonly #secrets: SecretSet;
 
   constructor(secrets: ReadonlyArray<string | undefined> = []) {
-    for (const s of secrets) this.add(s);
+    this.#secrets = new SecretSet(secrets);
   }
 
   add(secret: string | undefined): void {
-    if (typeof secret !== 'string') return;
-    for (const v of [secret, secret.trim()]) if (v.length >= 4 && !this.#secrets.includes(v)) this.#secrets.push(v);
+    this.#secrets.add(secret);
   }
 
   text(value: string): string {
-    let out = value;
-    for (const s of this.#secrets) out = out.split(s).join('[redacted]');
-    for (const [shape, replacement] of SHAPES) out = out.replace(shape, replacement);
-    return out;
+    return redact(value, this.#secrets.list());
   }
 
   /** A JSON value with every string (keys included) redacted. */

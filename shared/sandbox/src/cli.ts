@@ -4,7 +4,7 @@
 // every event and prints its signing secret once.
 import { parseArgs } from 'node:util';
 import { createClient, EVENT_TYPES } from '@certificate-service/sdk';
-import { createSandbox, type ListShape, type SandboxOptions } from './index';
+import { createSandbox, stopWithParent, type ListShape, type SandboxOptions } from './index';
 import { LIST_SHAPES } from './types';
 
 export const USAGE = `Usage: certsvc-sandbox [options]
@@ -86,15 +86,7 @@ async function main(): Promise<void> {
     const where = `${flags.sandbox.host ?? '127.0.0.1'}:${flags.sandbox.port}`;
     throw new Error(`${where} is already in use (another sandbox?): choose another port with --port N, or --port 0 for a free one`);
   });
-  let closing: Promise<void> | undefined;
-  const stop = () => void (closing ??= sandbox.close().then(() => process.exit(0)));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  // `npm exec … certsvc-sandbox &` runs this under `sh -c`, which does not pass on a kill of
-  // npm's pid: the sandbox would outlive it. So it stops when the process that started it is
-  // gone (it is then re-parented, and its ppid changes).
-  const parent = process.ppid;
-  setInterval(() => process.ppid !== parent && stop(), 250).unref();
+  stopWithParent(sandbox);
   console.log('Certificate Service sandbox listening');
   console.log(`  base URL : ${sandbox.baseUrl}`);
   console.log(`  API key  : ${sandbox.apiKey ?? '(none: started with --no-seed)'}`);

@@ -16,6 +16,7 @@ export { KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES } from './types';
 export type { SandboxOptions, ListShape, BulkResponseShape, RecipientOrder, DeliveryAttempt, EventLogEntry, RateLimitConfig } from './types';
 export { DEMO_API_KEY, DEMO_WORKSPACE, DESIGNS } from './seed';
 export { RETRY_DELAYS_MS, MAX_ATTEMPTS } from './deliveries';
+export { stopWithParent } from './serve';
 export { BOUNCE_DOMAIN, BOUNCE_ERROR, mailOutcome } from './mail';
 
 export interface Sandbox {

@@ -62,6 +62,9 @@ export {
   SERVICE_ERROR_CODES,
   validationError,
   hostHint,
+  // For a host's own output (a log line, a tool result): the redaction the client's exit applies.
+  redact,
+  SecretSet,
   type HostWords,
   type HintTopic,
   type AnyErrorCode,
