@@ -157,7 +157,7 @@ test('a cursor of another kind or order is refused', async () => {
 
 test('each model is a start option and a control (in-process and PUT /__sandbox/settings); bad values name the field', async () => {
   const put = (body: unknown) =>
-    fetch(`${sb.url}/__sandbox/settings`, { method: 'PUT', body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    fetch(`${sb.url}/__sandbox/settings`, { method: 'PUT', body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
   const ok = await put({ recipientOrder: 'undetectable', timestampPrecision: 's', cursorKind: 'offset', cursorExpiry: { afterMs: 5000, afterWrites: 3 } });
   expect(ok.body).toMatchObject({ recipientOrder: 'undetectable', timestampPrecision: 's', cursorKind: 'offset', cursorExpiry: { afterMs: 5000, afterWrites: 3 } });
   for (const [body, field] of [
