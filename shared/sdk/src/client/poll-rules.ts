@@ -13,11 +13,12 @@ export type ListOrder = 'newest-first' | 'oldest-first' | 'unordered';
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * How many different `createdAt` values, all in one direction, a read must show before the
- * order is taken as known. Until then the whole list is read (a short list costs one page
- * anyway); a list in no order shows 10 values in one direction by chance once in 1.8 million.
+ * How sure a read must make us of the order before it is trusted: a list in no order would
+ * read as sorted (ties together, all steps one way) by chance less than once in this many.
+ * Until then the whole list is read, which for a short list is one page anyway. Ten different
+ * values in a row are enough (10! / 2 = 1.8 million), and so are five bulk calls of 100.
  */
-export const ORDER_EVIDENCE = 10;
+export const ORDER_ODDS = 1_000_000;
 
 /**
  * What one listed certificate stands for, for one event: an occurrence.
@@ -85,23 +86,35 @@ export function latestTime(page: readonly Occurrence[]): number | undefined {
 /**
  * The list order after reading `created` (first sightings, in list order, of one contiguous
  * read): a known order that the read contradicts becomes `unordered`; an unknown one becomes
- * known once ORDER_EVIDENCE different values all go one way.
+ * known once a list in no order would read like this less than once in ORDER_ODDS: of the
+ * n! / (n1! n2! …) arrangements of these values, 2 are sorted.
  */
 export function orderAfter(created: readonly number[], known: ListOrder | undefined): ListOrder | undefined {
   if (known === 'unordered') return known;
   let up = false;
   let down = false;
-  let distinct = created.length > 0 ? 1 : 0;
   for (let i = 1; i < created.length; i++) {
-    if (created[i] === created[i - 1]) continue;
-    distinct++;
     if (created[i] > created[i - 1]) up = true;
-    else down = true;
+    if (created[i] < created[i - 1]) down = true;
   }
   const seen: ListOrder | undefined = up && down ? 'unordered' : up ? 'oldest-first' : down ? 'newest-first' : undefined;
   if (seen === 'unordered') return seen;
   if (known) return seen === undefined || seen === known ? known : 'unordered';
-  return seen !== undefined && distinct >= ORDER_EVIDENCE ? seen : undefined;
+  return seen !== undefined && logArrangements(created) - Math.log(2) >= Math.log(ORDER_ODDS) ? seen : undefined;
+}
+
+/** ln(n! / (n1! n2! …)): in how many orders the values could come (ties count once). */
+function logArrangements(values: readonly number[]): number {
+  const lnFactorial = (n: number) => {
+    let sum = 0;
+    for (let i = 2; i <= n; i++) sum += Math.log(i);
+    return sum;
+  };
+  const counts = new Map<number, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let ln = lnFactorial(values.length);
+  for (const c of counts.values()) ln -= lnFactorial(c);
+  return ln;
 }
 
 /** What a poll knows when it judges an occurrence. */

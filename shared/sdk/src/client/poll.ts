@@ -377,7 +377,7 @@ class PollRun {
   private finishWalk(): void {
     const since = this.walk!.since;
     if (since !== undefined) this.floor = Math.max(this.floor ?? since, since);
-    const dropped = this.s.remember ? prune(this.known, this.floor) : 0;
+    const dropped = prune(this.known, this.floor);
     if (dropped > 0) this.notes.push(`Over ${this.known.size} remembered events: the ${dropped} closest to expiring were forgotten, and may be emitted again if the list shows them again.`);
     this.from = this.order === 'oldest-first' && this.nextFrom ? this.nextFrom : undefined;
     this.nextFrom = undefined;
