@@ -48,7 +48,7 @@ function zap(key: string, batchId: string) {
     const before = listRequests();
     const log = jest.spyOn(console, 'log').mockImplementation(() => {});
     try {
-      const items = (await appTester(app.triggers[key].operation.perform, { authData, inputData: { batch_id: batchId }, meta: { zap: { id: String(id) }, isPopulatingDedupe: !on, ...meta } })) as Item[];
+      const items = (await appTester(app.triggers[key].operation.perform, { authData, inputData: { batch_id: batchId }, meta: { zap: { id: String(id), user: { timezone: 'UTC' } }, isPopulatingDedupe: !on, ...meta } })) as Item[];
       const fired = on ? items.filter((i) => !seen.has(i.id)) : [];
       items.forEach((i) => seen.add(i.id));
       on = true;
