@@ -7,6 +7,7 @@
 // it at random.
 import { CertificateServiceError, type PollEvent, type PollState } from '@certificate-service/sdk/core';
 import { DAY, PollWorld, SECOND, type Model } from '../support/poll-world';
+import { KEY } from './helpers';
 import { listServer, type Order } from './poll-list';
 
 jest.setTimeout(30_000);
@@ -214,6 +215,17 @@ describe('a cursor the service refuses (400 on cursor)', () => {
       expect(p.state()!.walk).toBeDefined();
     }
   });
+});
+
+test('a refusal that quotes the API key: the note says why without it', async () => {
+  const s = listServer('oldest-first');
+  s.issue(250);
+  const first = await s.client.pollCertificates({ batchId: 'batch_1', event: 'issued' });
+  expect(first.state.from?.cursor).toEqual(expect.any(String));
+  s.refuseCursors(`cursor expired (key ${KEY})`);
+  const out = await s.client.pollCertificates({ batchId: 'batch_1', event: 'issued', state: first.state });
+  expect(out.notes[0]).toMatch(/refused a saved list cursor \(400 VALIDATION_ERROR: cursor expired \(key \[redacted\]\)/);
+  expect(JSON.stringify(out)).not.toContain(KEY);
 });
 
 describe('the budget', () => {
