@@ -185,6 +185,15 @@ describe('readState: a stored state, checked field by field', () => {
   });
 });
 
+test('a full state stays under 0.7 MB as JSON (n8n saves it with the workflow)', () => {
+  const id = (i: number) => `rec_${i.toString(16).padStart(16, '0')}`;
+  const page = { cursor: 'c'.repeat(200), ids: Array.from({ length: 100 }, (_, i) => id(i)) };
+  const known = Array.from({ length: MAX_KNOWN }, (_, i) => [`${id(i)}:sent:2026-11-25T10:00:00.000Z`, T + i]);
+  const state = { v: 2, order: 'newest-first', floor: T, known, walk: { since: T, at: page, back: page }, from: { cursor: 'c'.repeat(200), back: 'c'.repeat(200) } };
+  expect(readState(state, 'sent')).toBe(state);
+  expect(JSON.stringify(state).length).toBeLessThan(700_000);
+});
+
 describe('prune', () => {
   test('what the floor passed is forgotten', () => {
     const known = new Map([['a', T - 1], ['b', T], ['c', T + 1]]);

@@ -4,6 +4,7 @@
 // the service's clock, and the controls that switch each (in-process and over /__sandbox).
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { Api } from '@certificate-service/sandbox/testing';
+import { readFlags } from '../../shared/sandbox/src/cli';
 
 let sb: Sandbox;
 let api: Api;
@@ -179,4 +180,10 @@ test('each model is a start option and a control (in-process and PUT /__sandbox/
   await expect(createSandbox({ clock: 5 as never })).rejects.toThrow(/clock/);
   const settled = await fetch(`${sb.url}/__sandbox/mail/settle`, { method: 'POST' });
   expect(settled.status).toBe(204);
+});
+
+test('certsvc-sandbox flags for each model', () => {
+  const flags = readFlags(['--recipient-order', 'undetectable', '--timestamp-precision', 's', '--cursor-kind', 'offset', '--cursor-expiry-ms', '30000', '--cursor-expiry-writes', '5']);
+  expect(flags).toMatchObject({ sandbox: { recipientOrder: 'undetectable', timestampPrecision: 's', cursorKind: 'offset', cursorExpiry: { afterMs: 30000, afterWrites: 5 } } });
+  expect(() => readFlags(['--cursor-expiry-ms', 'soon'])).toThrow(/--cursor-expiry-ms takes a number/);
 });

@@ -43,8 +43,8 @@ export interface PollState {
 /**
  * The most occurrences a state remembers. Only what could be read again is kept: for issued
  * and sent, what happened since the previous walk began (a few at a time); for failed, whose
- * time the list does not give, the failures inside the window. 10,000 keys of ~40 characters
- * keep n8n's static data under half a megabyte; past it the ones closest to expiring go first.
+ * time the list does not give, the failures inside the window. 10,000 keys keep n8n's static
+ * data under 0.7 MB of JSON (poll-rules.test.ts); past it the ones closest to expiring go first.
  */
 export const MAX_KNOWN = 10_000;
 
