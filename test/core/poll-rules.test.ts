@@ -147,6 +147,7 @@ describe('readState: a stored state, checked field by field', () => {
     ['an unknown order', { v: 2, known: [], order: 'random' }, 'state.order'],
     ['a walk without its place', { v: 2, known: [], walk: { at: { cursor: 5, ids: [] } } }, 'state.walk'],
     ['a walk with a bad time', { v: 2, known: [], walk: { since: 'now' } }, 'state.walk'],
+    ['a walk with a bad from', { v: 2, known: [], walk: { from: { cursor: 1 } } }, 'state.walk'],
     ['a bad from', { v: 2, known: [], from: { cursor: 7 } }, 'state.from'],
     ['a bad legacy', { v: 2, known: [], legacy: { ids: 'rec_1' } }, 'state.legacy'],
     ['previous version: known not ids', { known: 'rec_1' }, 'state.known'],

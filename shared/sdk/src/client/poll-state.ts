@@ -21,6 +21,8 @@ export interface Walk {
   /** The last page read (absent: none yet), and the one before it (to step back to when the list shifted). */
   at?: Place;
   back?: Place;
+  /** Oldest first: the last page read that begins before the next walk's region (its `from`). */
+  from?: { cursor: string | null; back?: string | null };
 }
 
 /** JSON-safe and bounded: the host stores it as it is. */
@@ -72,6 +74,7 @@ export function readState(state: unknown, event: PollEvent, field = 'state'): Po
   const ids = (v: unknown) => Array.isArray(v) && v.every((id) => typeof id === 'string');
   const cursor = (v: unknown) => v === null || typeof v === 'string';
   const place = (v: unknown) => !!v && typeof v === 'object' && cursor((v as Place).cursor) && ids((v as Place).ids);
+  const from = (v: unknown) => !!v && typeof v === 'object' && cursor((v as Place).cursor) && ((v as { back?: unknown }).back === undefined || cursor((v as { back?: unknown }).back));
   if (s.order !== undefined && !ORDERS.includes(s.order as ListOrder)) throw bad('order', `one of ${ORDERS.join(', ')}`);
   if (s.floor !== undefined && !time(s.floor)) throw bad('floor', 'a time in milliseconds');
   if (!Array.isArray(s.known) || !s.known.every((k) => Array.isArray(k) && k.length === 2 && typeof k[0] === 'string' && time(k[1]))) {
@@ -80,15 +83,14 @@ export function readState(state: unknown, event: PollEvent, field = 'state'): Po
   if (s.known.length > MAX_KNOWN) throw bad('known', `at most ${MAX_KNOWN} pairs`);
   if (s.walk !== undefined) {
     const w = s.walk as Record<string, unknown>;
-    if (!w || typeof w !== 'object' || (w.at !== undefined && !place(w.at)) || (w.back !== undefined && !place(w.back))) throw bad('walk', 'a walk with the place it reached');
+    if (!w || typeof w !== 'object' || (w.at !== undefined && !place(w.at)) || (w.back !== undefined && !place(w.back)) || (w.from !== undefined && !from(w.from))) {
+      throw bad('walk', 'a walk with the place it reached');
+    }
     if ((w.since !== undefined && !time(w.since)) || (w.quiet !== undefined && !time(w.quiet)) || (w.guessed !== undefined && w.guessed !== true)) {
       throw bad('walk', 'a walk with times in milliseconds');
     }
   }
-  if (s.from !== undefined) {
-    const f = s.from as Record<string, unknown>;
-    if (!f || typeof f !== 'object' || !cursor(f.cursor) || (f.back !== undefined && !cursor(f.back))) throw bad('from', 'a cursor or null');
-  }
+  if (s.from !== undefined && !from(s.from)) throw bad('from', 'a cursor or null');
   if (s.legacy !== undefined) {
     const l = s.legacy as Record<string, unknown>;
     if (!l || typeof l !== 'object' || !ids(l.ids) || (l.floor !== undefined && !time(l.floor))) throw bad('legacy', 'the ids of the previous version');

@@ -59,8 +59,6 @@ export class PollRun {
   private from: PollState['from'];
   private legacy: PollState['legacy'];
   private readonly legacyIds: Set<string>;
-  /** Oldest first: where the next walk should start, found during this one. */
-  private nextFrom: PollState['from'];
   private readonly emitted = new Map<string, Occurrence>();
   private readonly seeds = new Map<string, Occurrence>();
   private readonly read = new Map<string, Occurrence>();
@@ -243,7 +241,7 @@ export class PollRun {
     }
     // Oldest first, the next walk starts at the last page that begins before its region.
     const nextRegion = bounds(this.s.event, Math.max(this.floor ?? -Infinity, walk.since ?? -Infinity), undefined, false, this.s.windowMs).region;
-    if (list.length > 0 && list[0].created < nextRegion) this.nextFrom = { cursor: fetchedWith, ...(walk.at ? { back: walk.at.cursor } : {}) };
+    if (list.length > 0 && list[0].created < nextRegion) walk.from = { cursor: fetchedWith, ...(walk.at ? { back: walk.at.cursor } : {}) };
     walk.back = walk.at;
     walk.at = { cursor: fetchedWith, ids: page.items.map((r) => r.id) };
     return list.length > 0 ? list[list.length - 1].created : undefined;
@@ -255,8 +253,7 @@ export class PollRun {
     if (since !== undefined) this.floor = Math.max(this.floor ?? since, since);
     const dropped = prune(this.known, this.floor);
     if (dropped > 0) this.notes.push(`Over ${this.known.size} remembered events: the ${dropped} closest to expiring were forgotten, and may be emitted again if the list shows them again.`);
-    this.from = this.order === 'oldest-first' && this.nextFrom ? this.nextFrom : undefined;
-    this.nextFrom = undefined;
+    this.from = this.order === 'oldest-first' ? this.walk!.from : undefined;
     this.legacy = undefined;
     this.legacyIds.clear();
     this.walk = undefined;
