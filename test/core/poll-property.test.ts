@@ -173,9 +173,9 @@ const coreHost: fc.Arbitrary<Host> = fc.record({
 
 const CASES: [string, fc.Arbitrary<Host>, number, number, number][] = [
   // [name, host, largest bulk call, operations, runs]
-  ['the core (pages of 2 or 3, 2 or 3 requests a poll)', coreHost, 12, 40, 60],
-  ['the n8n Poll Trigger', fc.constant({ kind: 'n8n' as const }), 100, 20, 40],
-  ['the Zapier polling trigger (its cache refusing writes or not)', fc.record({ kind: fc.constant('zapier' as const), flakyCache: fc.boolean() }), 100, 20, 40],
+  ['the core (pages of 2 or 3, 2 or 3 requests a poll)', coreHost, 12, 40, 40],
+  ['the n8n Poll Trigger', fc.constant({ kind: 'n8n' as const }), 100, 20, 30],
+  ['the Zapier polling trigger (its cache refusing writes or not)', fc.record({ kind: fc.constant('zapier' as const), flakyCache: fc.boolean() }), 100, 20, 30],
 ];
 
 describe.each(CASES)('%s', (_name, host, maxBulk, length, numRuns) => {
