@@ -1,5 +1,7 @@
-// An in-memory recipient list for the polling tests: served newest first or oldest first
-// with keyset cursors (as the sandbox does), filtered by emailStatus, every request recorded.
+// An in-memory recipient list for the polling tests that need a body the sandbox never sends
+// (a broken page) or several batches: served newest first or oldest first with keyset
+// cursors, filtered by emailStatus, with a Date header a second after the last issue, every
+// request recorded.
 import { CertificateServiceClient, type HttpRequest, type Transport } from '@certificate-service/sdk/core';
 import { BASE, KEY, recipient } from './helpers';
 
@@ -18,6 +20,8 @@ export function listServer(order: Order) {
   let clock = Date.parse('2026-11-25T10:00:00.000Z');
   /** What the next answer is replaced with (a broken page), once. */
   let override: ((body: Record<string, unknown>) => unknown) | undefined;
+  /** When set, a request with a cursor is refused with this 400 message. */
+  let refusal: string | undefined;
 
   /** Issues `n` certificates; `tie` gives them all the same createdAt (one bulk call). */
   const issue = (n: number, opts: { tie?: boolean; batchId?: string; emailStatus?: string } = {}): string[] => {
@@ -40,8 +44,12 @@ export function listServer(order: Order) {
   const transport: Transport = async (request) => {
     requests.push(request);
     const url = new URL(request.url);
-    const json = (body: unknown) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const headers = { 'content-type': 'application/json', date: new Date(clock + 1000).toUTCString() };
+    const json = (body: unknown) => ({ status: 200, headers, body: JSON.stringify(body) });
     if (url.pathname.endsWith('/batches')) return json({ data: batches.map((id) => ({ id, title: id, designId: 'd', status: 'active' })), nextCursor: null });
+    if (refusal !== undefined && url.searchParams.has('cursor')) {
+      return { status: 400, headers, body: JSON.stringify({ error: 'VALIDATION_ERROR', message: refusal, detail: { field: 'cursor' } }) };
+    }
     const batchId = decodeURIComponent(url.pathname.split('/')[4]);
     const limit = Number(url.searchParams.get('limit') ?? 20);
     const status = url.searchParams.get('emailStatus');
@@ -59,7 +67,7 @@ export function listServer(order: Order) {
       const o = override;
       override = undefined;
       const replaced = o(body);
-      return typeof replaced === 'string' ? { status: 200, headers: { 'content-type': 'text/html' }, body: replaced } : json(replaced);
+      return typeof replaced === 'string' ? { status: 200, headers: { ...headers, 'content-type': 'text/html' }, body: replaced } : json(replaced);
     }
     return json(body);
   };
@@ -75,5 +83,6 @@ export function listServer(order: Order) {
     /** Requests since the last call. */
     take: () => requests.splice(0).length,
     breakNext: (f: (body: Record<string, unknown>) => unknown) => (override = f),
+    refuseCursors: (message: string) => (refusal = message),
   };
 }

@@ -141,6 +141,11 @@ export function makeHttp(node: INode, getCredentials: () => Credentials, request
 }
 
 const logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+/** A logger that keeps each message, whatever its level. */
+const recordingLogger = (into: string[]) => {
+	const keep = (message: string) => void into.push(message);
+	return { debug: keep, info: keep, warn: keep, error: keep };
+};
 
 export interface FakeExecute {
 	context: IExecuteFunctions;
@@ -311,6 +316,8 @@ export interface PollOptions {
 	staticData?: IDataObject;
 	mode?: 'manual' | 'trigger';
 	credentials?: Credentials;
+	/** Collects what the node logs (any level), as n8n's logger would write it. */
+	logs?: string[];
 }
 
 /** IPollFunctions: parameters, credentials, n8n's HTTP helper, the mode and the node's static data. */
@@ -331,7 +338,7 @@ export function fakePoll(options: PollOptions) {
 		getNodeParameter: (name: string, fallback?: unknown, opts?: { extractValue?: boolean }) =>
 			read(name, 0, fallback, opts),
 		getCredentials: async () => credentials,
-		logger,
+		logger: options.logs ? recordingLogger(options.logs) : logger,
 		helpers: {
 			httpRequestWithAuthentication: makeHttp(node, () => credentials, requests),
 			returnJsonArray: (data: IDataObject | IDataObject[]) =>

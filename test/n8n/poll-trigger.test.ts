@@ -1,9 +1,11 @@
 /**
  * The Certificate Service Poll Trigger against the sandbox (fake IPollFunctions doing real
- * HTTP): the first poll emits nothing and saves the position in static data; each certificate
- * is emitted once across polls and across a restart (the static data through JSON, as n8n
- * saves it); both list orders; email events; all active batches; manual mode shows the newest
- * without touching the position; bad input fails before any request; an unreadable list fails.
+ * HTTP; the sandbox on a clock the test steps): the first poll emits nothing and saves the
+ * position in static data; each certificate is emitted once across polls and across a restart
+ * (the static data through JSON, as n8n saves it); every list order; email events; all active
+ * batches; manual mode shows the newest without touching the position; the rows of issue 25
+ * (sent/failed when pages share one createdAt; a refused cursor, logged); a position saved by
+ * the previous version carries on; bad input fails before any request; an unreadable list fails.
  */
 import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
@@ -17,44 +19,57 @@ import { type Credentials, type Params, fakePoll, rl } from './fake-context';
 let sb: Sandbox;
 let credentials: Credentials;
 let api: Api;
+let now = Date.parse('2026-11-25T10:00:00.000Z');
 
 beforeAll(async () => {
-	sb = await createSandbox({ rateLimit: false, mailDelayMs: 5 });
+	sb = await createSandbox({ rateLimit: false, mailDelayMs: 3_600_000, clock: () => now });
 });
 beforeEach(() => {
 	const ws = sb.controls.createWorkspace({ quota: 2000 });
 	credentials = { apiKey: ws.apiKey, baseUrl: sb.url };
 	api = new Api(sb.baseUrl, ws.apiKey);
 });
-afterEach(() => sb.controls.setRecipientOrder('newest-first'));
+afterEach(() => {
+	sb.controls.setRecipientOrder('newest-first');
+	sb.controls.setTimestampPrecision('ms');
+	sb.controls.setCursorExpiry(false);
+});
 afterAll(() => sb.close());
 
 const trigger = new CertificateServicePollTrigger();
 
-/** One poll as n8n runs it: the items it emits (null = nothing) and the requests it made. */
+/** One poll as n8n runs it, a second after the last: the items it emits (null = nothing), the requests it made, what it logged. */
 async function poll(params: Params, staticData: IDataObject, mode: 'trigger' | 'manual' = 'trigger') {
-	const fake = fakePoll({ params, credentials, staticData, mode });
+	now += 1000;
+	const logs: string[] = [];
+	const fake = fakePoll({ params, credentials, staticData, mode, logs });
 	const out = await trigger.poll.call(fake.context);
-	return { items: out ? out[0].map((i) => i.json) : null, requests: fake.requests };
+	return { items: out ? out[0].map((i) => i.json) : null, requests: fake.requests, logs };
 }
 
 async function newBatch(): Promise<string> {
 	return (await api.post('/batches', { title: 'Poll', designId: 'design_classic' })).body.id as string;
 }
+/** Issues one at a time, 10 ms apart. */
 async function issue(batchId: string, n: number, opts: { send?: boolean; email?: (i: number) => string } = {}): Promise<string[]> {
 	const ids: string[] = [];
 	for (let i = 0; i < n; i++) {
+		now += 10;
 		const email = opts.email?.(i) ?? `p${i}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 		ids.push((await api.post(`/batches/${batchId}/recipients`, { name: `P${i}`, email, send: opts.send ?? false })).body.id);
 	}
 	return ids;
 }
-async function mailSettled(batchId: string) {
-	for (let i = 0; i < 200; i++) {
-		if (!sb.controls.certificates(batchId).some((r) => r.emailStatus === 'queued')) return;
-		await new Promise((r) => setTimeout(r, 10));
-	}
-	throw new Error('mail did not settle');
+/** One bulk call, a second after the last (`tick: 0`: in the same instant): every certificate of it shares one createdAt. */
+async function bulk(batchId: string, n: number, opts: { send?: boolean; bounce?: boolean; tick?: number } = {}): Promise<string[]> {
+	now += opts.tick ?? 1000;
+	const recipients = Array.from({ length: n }, (_, i) => ({ name: `B${i}`, email: `b${now}-${i}@${opts.bounce ? 'bounce.test' : 'example.com'}` }));
+	return ((await api.post(`/batches/${batchId}/recipients/bulk`, { recipients, send: opts.send ?? false })).body.data as { id: string }[]).map((r) => r.id);
+}
+/** The mail provider hands over what is queued (the sandbox runs on the test's clock). */
+async function mailSettled(_batchId: string) {
+	now += 10;
+	sb.controls.settleMail();
 }
 /** n8n saves static data as JSON with the workflow; a restart reads it back. */
 const restart = (staticData: IDataObject): IDataObject => JSON.parse(JSON.stringify(staticData));
@@ -70,7 +85,7 @@ it('is a polling trigger with the three events, one batch or all active batches'
 	expect(d.webhooks).toBeUndefined();
 });
 
-describe.each<RecipientOrder>(['newest-first', 'oldest-first'])('sandbox lists %s', (order) => {
+describe.each<RecipientOrder>(['newest-first', 'oldest-first', 'undetectable'])('sandbox lists %s', (order) => {
 	beforeEach(() => sb.controls.setRecipientOrder(order));
 
 	it('issued: first poll nothing; 3 issued → 3 once; restart; 2 issued → 2 (not 5); 1 request per poll', async () => {
@@ -80,7 +95,7 @@ describe.each<RecipientOrder>(['newest-first', 'oldest-first'])('sandbox lists %
 		let data: IDataObject = {};
 		const first = await poll(params, data);
 		expect(first.items).toBeNull();
-		expect(data.state).toMatchObject({ known: expect.any(Array), mark: expect.any(String) });
+		expect(data.state).toMatchObject({ v: 2, known: expect.any(Array), floor: expect.any(Number) });
 		const three = await issue(batchId, 3);
 		const second = await poll(params, data);
 		expect(second.items!.map((i) => i.recipientId)).toEqual([...three].reverse());
@@ -193,4 +208,62 @@ it('the API key never appears in an error', async () => {
 	const error = await trigger.poll.call(fake.context).catch((e) => e);
 	expect(JSON.stringify({ m: error.message, d: error.description, c: error.context })).not.toContain(credentials.apiKey);
 	expect(error.message).toMatch(/not found|NOT_FOUND|No batch/i);
+});
+
+describe('the poll rows of issue 25', () => {
+	test.each(['sent', 'failed'])(
+		'row: %s, when more than one page shares one createdAt (the order cannot be detected): quiet polls emit nothing',
+		async (event) => {
+			sb.controls.setTimestampPrecision('s');
+			const batchId = await newBatch();
+			// 150 certificates in one second, two bulk calls: no order can be read from them.
+			const ids = [...(await bulk(batchId, 100, { bounce: event === 'failed' })), ...(await bulk(batchId, 50, { bounce: event === 'failed', tick: 0 }))];
+			const params = { event, watch: 'batch', batch: rl(batchId) };
+			const data: IDataObject = {};
+			expect((await poll(params, data)).items).toBeNull();
+			for (const id of ids) await api.post(`/batches/${batchId}/recipients/${id}/send`);
+			await mailSettled(batchId);
+			const sent = await poll(params, data);
+			expect(sent.items!.map((i) => i.recipientId).sort()).toEqual([...ids].sort());
+			for (let i = 0; i < 3; i++) expect((await poll(params, restart(data))).items).toBeNull();
+		},
+	);
+
+	test('row: a saved cursor the service no longer accepts (400): the poll reads from the top, logs why, and goes on', async () => {
+		sb.controls.setRecipientOrder('oldest-first');
+		sb.controls.setCursorExpiry({ afterMs: 30_000 });
+		const batchId = await newBatch();
+		for (let i = 0; i < 3; i++) await bulk(batchId, 100);
+		const params = { event: 'issued', watch: 'batch', batch: rl(batchId) };
+		const data: IDataObject = {};
+		await poll(params, data);
+		for (let i = 0; i < 3; i++) {
+			const [fresh] = await issue(batchId, 1);
+			now += 60_000;
+			const out = await poll(params, data);
+			expect(out.items!.map((r) => r.recipientId)).toEqual([fresh]);
+			expect(out.logs.join('\n')).toMatch(/Certificate Service Poll Trigger: The service refused a saved list cursor \(400 VALIDATION_ERROR: cursor expired/);
+		}
+	});
+});
+
+test('a position saved by the previous version carries on: nothing again, nothing missed', async () => {
+	const batchId = await newBatch();
+	await issue(batchId, 3);
+	const top = sb.controls.certificates(batchId).at(-1)!;
+	// What 0.x stored: the newest createdAt seen and the ids at it.
+	const data: IDataObject = { watching: `issued:${batchId}`, state: { order: 'newest-first', mark: top.createdAt, known: [top.id] } };
+	const fresh = await issue(batchId, 2);
+	const out = await poll({ event: 'issued', watch: 'batch', batch: rl(batchId) }, data);
+	expect(out.items!.map((i) => i.recipientId)).toEqual([...fresh].reverse());
+	expect((data.state as IDataObject).v).toBe(2);
+	expect((await poll({ event: 'issued', watch: 'batch', batch: rl(batchId) }, data)).items).toBeNull();
+});
+
+test('a damaged saved position fails the poll naming the field, never "nothing new"', async () => {
+	const batchId = await newBatch();
+	const data: IDataObject = { watching: `issued:${batchId}`, state: { v: 2, known: 'rec_1' } };
+	const error = await poll({ event: 'issued', watch: 'batch', batch: rl(batchId) }, data).catch((e) => e);
+	expect(error).toBeInstanceOf(NodeOperationError);
+	expect(`${error.message} ${error.description}`).toMatch(/state\.known/);
 });

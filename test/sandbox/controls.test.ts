@@ -6,6 +6,8 @@ import { startReceiver } from '@certificate-service/sandbox/testing';
 
 let sb: Sandbox;
 let api: Api;
+/** The list model's defaults (choices.ts), part of every settings answer. */
+const LIST_MODEL_DEFAULTS = { timestampPrecision: 'ms', cursorKind: 'opaque', cursorExpiry: false };
 
 beforeAll(async () => {
   sb = await createSandbox({ timeScale: 0.0001, mailDelayMs: 5 });
@@ -27,7 +29,7 @@ test('GET /__sandbox describes the sandbox', async () => {
     baseUrl: `${sb.url}/api/v1`,
     apiKey: 'sk_live_sandbox_demo_key_0001',
     workspace: { workspaceId: 'ws_demo', username: 'Demo Workspace' },
-    settings: { listShape: 'default', bulkResponseShape: 'data', recipientOrder: 'newest-first', duplicateDeliveries: 1 },
+    settings: { listShape: 'default', bulkResponseShape: 'data', recipientOrder: 'newest-first', ...LIST_MODEL_DEFAULTS, duplicateDeliveries: 1 },
   });
   expect(sb.baseUrl).toBe(`${sb.url}/api/v1`);
   expect(sb.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -97,7 +99,7 @@ test('workspaces and keys over HTTP: quota, at most 10 active keys, expired keys
 
 test('settings over HTTP are validated', async () => {
   const ok = await ctl('PUT', '/settings', { bulkResponseShape: 'bare', duplicateDeliveries: 2 });
-  expect(ok.body).toEqual({ listShape: 'default', bulkResponseShape: 'bare', recipientOrder: 'newest-first', duplicateDeliveries: 2 });
+  expect(ok.body).toEqual({ listShape: 'default', bulkResponseShape: 'bare', recipientOrder: 'newest-first', ...LIST_MODEL_DEFAULTS, duplicateDeliveries: 2 });
   expect((await ctl('PUT', '/settings', { listShape: 'xml' })).body.detail.field).toBe('listShape');
   expect((await ctl('PUT', '/settings', { bulkResponseShape: 'csv' })).status).toBe(400);
   expect((await ctl('PUT', '/settings', { duplicateDeliveries: 0 })).status).toBe(400);
@@ -145,7 +147,7 @@ test('reset(): back to the seeded state, pending work cancelled', async () => {
     await new Promise((r) => setTimeout(r, 100)); // retries (6 ms, 30 ms) would have landed by now
     expect(rx.received.length).toBe(received);
 
-    expect(sb.controls.settings()).toEqual({ listShape: 'default', bulkResponseShape: 'data', recipientOrder: 'newest-first', duplicateDeliveries: 1 });
+    expect(sb.controls.settings()).toEqual({ listShape: 'default', bulkResponseShape: 'data', recipientOrder: 'newest-first', ...LIST_MODEL_DEFAULTS, duplicateDeliveries: 1 });
     expect(sb.controls.faults()).toEqual([]);
     expect(sb.controls.deliveries()).toEqual([]);
     expect(sb.controls.events()).toEqual([]);

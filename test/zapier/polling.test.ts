@@ -1,62 +1,78 @@
 // The polling triggers (New Certificate, Certificate Email Sent, Certificate Email Failed)
-// with appTester against the sandbox, served newest first and oldest first: newest first
-// out, Zapier's dedupe on `id` sees each certificate once, a bounded first poll, the number
-// of list requests per poll, bad input before any request, an unreadable list as an error.
+// through Zapier's appTester against the sandbox on a clock the test steps, in each list
+// order: newest first out, Zapier's dedupe on `id` fires each certificate once (a model of it
+// below: the poll that turns the Zap on seeds it), the position kept in the Zap's cache, the
+// rows of issue 25 (a refused cursor; 150 certificates in one second before the Zap is on),
+// bad input before any request, an unreadable list as an error.
 import zapier from 'zapier-platform-core';
 import type { Recipient } from '@certificate-service/sdk/core';
 import { createSandbox, type RecipientOrder, type Sandbox } from '@certificate-service/sandbox';
+import { Api } from '@certificate-service/sandbox/testing';
 import { App, app, caught } from './helpers';
 import { POLL_LIMIT } from '../../zapier/src/lib/polling-trigger';
 
 jest.setTimeout(30_000);
 
 let sb: Sandbox;
+let api: Api;
+let now = Date.parse('2026-11-25T10:00:00.000Z');
 let authData: { apiKey: string; baseUrl: string };
 const appTester = zapier.createAppTester(App);
-type Item = Record<string, unknown> & { id: string; recipientId: string };
+type Item = Record<string, unknown> & { id: string; recipientId: string; createdAt: string };
 
 beforeAll(async () => {
-  sb = await createSandbox({ rateLimit: false, mailDelayMs: 5 });
+  sb = await createSandbox({ rateLimit: false, mailDelayMs: 3_600_000, clock: () => now });
   authData = { apiKey: sb.apiKey, baseUrl: sb.baseUrl };
+  api = new Api(sb.baseUrl, sb.apiKey);
 });
-afterEach(() => sb.controls.setRecipientOrder('newest-first'));
+afterEach(() => {
+  sb.controls.setRecipientOrder('newest-first');
+  sb.controls.setCursorExpiry(false);
+  sb.controls.setTimestampPrecision('ms');
+});
 afterAll(() => sb.close());
 
 const KEYS = ['new_certificate', 'certificate_email_sent', 'certificate_email_failed'] as const;
 const listRequests = () => sb.controls.counters().requests.byRoute['GET /batches/:id/recipients'] ?? 0;
+let zapId = 1000;
 
-/** One poll as Zapier makes it; returns the items and the list requests it made. */
-async function poll(key: string, batchId: string, meta: Record<string, unknown> = {}) {
-  const before = listRequests();
-  const items = (await appTester(app.triggers[key].operation.perform, { authData, inputData: { batch_id: batchId }, meta })) as Item[];
-  return { items, requests: listRequests() - before };
-}
-
-/** Zapier's dedupe: the ids it has seen; a poll's new items are those not seen yet. */
-function dedupe() {
+/**
+ * A Zap with a polling trigger: the first poll turns it on (isPopulatingDedupe: Zapier seeds
+ * its dedupe with what it returns), later polls fire the ids not seen before.
+ */
+function zap(key: string, batchId: string) {
+  const id = ++zapId;
   const seen = new Set<string>();
-  return (items: Item[]) => items.filter((i) => (seen.has(i.id) ? false : (seen.add(i.id), true)));
+  let on = false;
+  return async (meta: Record<string, unknown> = {}) => {
+    const before = listRequests();
+    const log = jest.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      const items = (await appTester(app.triggers[key].operation.perform, { authData, inputData: { batch_id: batchId }, meta: { zap: { id: String(id), user: { timezone: 'UTC' } }, isPopulatingDedupe: !on, ...meta } })) as Item[];
+      const fired = on ? items.filter((i) => !seen.has(i.id)) : [];
+      items.forEach((i) => seen.add(i.id));
+      on = true;
+      return { items, fired, requests: listRequests() - before, logs: log.mock.calls.map((c) => String(c[0])) };
+    } finally {
+      log.mockRestore();
+    }
+  };
 }
 
 async function newBatch(): Promise<string> {
   return ((await appTester(app.creates.create_batch.operation.perform, { authData, inputData: { title: 'Polling', design_id: 'design_classic' } })) as { id: string }).id;
 }
 
-async function issue(batchId: string, emails: string[], send = false): Promise<Recipient[]> {
-  const out: Recipient[] = [];
-  for (const email of emails) {
-    out.push((await appTester(app.creates.issue_certificate.operation.perform, { authData, inputData: { batch_id: batchId, name: email, email, send } })) as Recipient);
-  }
+/** One bulk call (one createdAt), a second after the last. */
+async function bulk(batchId: string, n: number, opts: { send?: boolean; bounce?: boolean; tick?: number } = {}): Promise<Recipient[]> {
+  now += opts.tick ?? 1000;
+  const recipients = Array.from({ length: n }, (_, i) => ({ name: `P${i}`, email: `p${now}-${i}@${opts.bounce ? 'bounce.test' : 'example.com'}` }));
+  const out = (await api.post(`/batches/${batchId}/recipients/bulk`, { recipients, send: opts.send ?? false })).body.data as Recipient[];
+  sb.controls.settleMail();
   return out;
 }
 
-async function mailSettled(batchId: string) {
-  for (let i = 0; i < 100; i++) {
-    if (!sb.controls.certificates(batchId).some((r) => r.emailStatus === 'queued')) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('mail did not settle');
-}
+const newestFirst = (items: Item[]) => items.every((i, n) => n === 0 || Date.parse(i.createdAt) <= Date.parse(items[n - 1].createdAt));
 
 test('the three are polling triggers with a required batch dropdown, a sample and output fields, and no subscription', () => {
   for (const key of KEYS) {
@@ -71,83 +87,129 @@ test('the three are polling triggers with a required batch dropdown, a sample an
   expect(app.triggers.certificate_email_failed.display.label).toBe('Certificate Email Failed');
 });
 
-describe.each<RecipientOrder>(['newest-first', 'oldest-first'])('sandbox lists %s', (order) => {
+describe.each<RecipientOrder>(['newest-first', 'oldest-first', 'undetectable'])('sandbox lists %s', (order) => {
   beforeEach(() => sb.controls.setRecipientOrder(order));
 
-  test('New Certificate: newest first; with Zapier\'s dedupe each certificate once', async () => {
+  test("New Certificate: newest first on every poll; with Zapier's dedupe each certificate fires once", async () => {
     const batchId = await newBatch();
-    const first = await issue(batchId, ['a@example.com', 'b@example.com', 'c@example.com']);
-    const seen = dedupe();
-    const one = await poll('new_certificate', batchId);
-    expect(one.items.map((i) => i.recipientId)).toEqual(first.map((r) => r.id).reverse());
-    expect(one.items[0]).toMatchObject({ id: first[2].id, type: 'certificate.issued', createdAt: first[2].createdAt, certificateId: first[2].certificateId });
-    expect(seen(one.items)).toHaveLength(3); // the first poll seeds Zapier's dedupe
-    const more = await issue(batchId, ['d@example.com', 'e@example.com']);
-    const two = await poll('new_certificate', batchId);
-    expect(seen(two.items).map((i) => i.recipientId)).toEqual(more.map((r) => r.id).reverse());
-    expect(seen((await poll('new_certificate', batchId)).items)).toEqual([]);
-    expect(two.requests).toBe(1);
+    const first = [...(await bulk(batchId, 2)), ...(await bulk(batchId, 1))];
+    const poll = zap('new_certificate', batchId);
+    now += 5000;
+    const on = await poll();
+    expect(on.items.map((i) => i.recipientId).sort()).toEqual(first.map((r) => r.id).sort());
+    expect(newestFirst(on.items)).toBe(true);
+    expect(on.items[0]).toMatchObject({ id: first[2].id, type: 'certificate.issued', createdAt: first[2].createdAt, certificateId: first[2].certificateId });
+    const more = [...(await bulk(batchId, 1)), ...(await bulk(batchId, 1))];
+    now += 5000;
+    const two = await poll();
+    expect(two.fired.map((i) => i.recipientId)).toEqual(more.map((r) => r.id).reverse());
+    expect(newestFirst(two.items)).toBe(true);
+    now += 5000;
+    expect((await poll()).fired).toEqual([]);
   });
 
-  test('Email Sent and Email Failed: by emailStatus; a later send triggers once', async () => {
+  test('Email Sent and Email Failed: by emailStatus; a later send fires once', async () => {
     const batchId = await newBatch();
-    const [sent, failed, later] = await issue(batchId, ['ok@example.com', 'no@bounce.test', 'later@example.com'], false);
-    await appTester(app.creates.send_certificate.operation.perform, { authData, inputData: { batch_id: batchId, recipient_id: sent.id } });
-    await appTester(app.creates.send_certificate.operation.perform, { authData, inputData: { batch_id: batchId, recipient_id: failed.id } });
-    await mailSettled(batchId);
-    const seenSent = dedupe();
-    const seenFailed = dedupe();
-    const s1 = await poll('certificate_email_sent', batchId);
+    const [sent, later] = await bulk(batchId, 2);
+    const [failed] = await bulk(batchId, 1, { bounce: true });
+    for (const r of [sent, failed]) await appTester(app.creates.send_certificate.operation.perform, { authData, inputData: { batch_id: batchId, recipient_id: r.id } });
+    now += 1000;
+    sb.controls.settleMail();
+    const pollSent = zap('certificate_email_sent', batchId);
+    const pollFailed = zap('certificate_email_failed', batchId);
+    now += 1000;
+    const s1 = await pollSent();
     expect(s1.items.map((i) => [i.recipientId, i.emailStatus, i.type])).toEqual([[sent.id, 'sent', 'certificate.sent']]);
     expect(s1.items[0].id).toMatch(new RegExp(`^${sent.id}:sent:`));
-    seenSent(s1.items);
-    const f1 = await poll('certificate_email_failed', batchId);
+    const f1 = await pollFailed();
     expect(f1.items.map((i) => [i.recipientId, i.emailStatus, i.id])).toEqual([[failed.id, 'failed', `${failed.id}:failed`]]);
-    seenFailed(f1.items);
-    // `later` was issued after `sent` and is sent only now.
+    // `later` is sent only now.
     await appTester(app.creates.send_certificate.operation.perform, { authData, inputData: { batch_id: batchId, recipient_id: later.id } });
-    await mailSettled(batchId);
-    expect(seenSent((await poll('certificate_email_sent', batchId)).items).map((i) => i.recipientId)).toEqual([later.id]);
-    expect(seenFailed((await poll('certificate_email_failed', batchId)).items)).toEqual([]);
-    expect(seenSent((await poll('certificate_email_sent', batchId)).items)).toEqual([]);
+    now += 1000;
+    sb.controls.settleMail();
+    now += 1000;
+    expect((await pollSent()).fired.map((i) => i.recipientId)).toEqual([later.id]);
+    expect((await pollFailed()).fired).toEqual([]);
+    now += 1000;
+    expect((await pollSent()).fired).toEqual([]);
   });
 });
 
-test(`a bounded first poll: the newest ${POLL_LIMIT} of a large batch, in 1 request (newest first)`, async () => {
+test(`the first poll of a large batch: the newest ${POLL_LIMIT}, newest first, in 1 request (newest first)`, async () => {
   const batchId = await newBatch();
-  const bulk = (n: number, from: number) =>
-    appTester(app.creates.issue_certificates_bulk.operation.perform, {
-      authData,
-      inputData: { batch_id: batchId, recipients: Array.from({ length: n }, (_, i) => ({ name: `P${from + i}`, email: `p${from + i}@example.com` })) },
-    });
-  await bulk(100, 0);
-  await bulk(100, 100);
-  await bulk(50, 200);
-  const { items, requests } = await poll('new_certificate', batchId);
+  for (let i = 0; i < 25; i++) await bulk(batchId, 100);
+  now += 60_000;
+  const { items, requests } = await zap('new_certificate', batchId)();
   expect(items).toHaveLength(POLL_LIMIT);
-  expect(requests).toBe(1);
-  // Newest first: the last bulk call's certificates lead.
-  expect(items.slice(0, 50).every((i) => Number(String(i.name).slice(1)) >= 200)).toBe(true);
+  expect(requests).toBe(2); // the first page is one bulk call, one createdAt: the second shows the order
+  expect(newestFirst(items)).toBe(true);
 });
 
-test('oldest first: the Zap keeps the last page cursor in its cache, so later polls read 1 page (the test step walks the list)', async () => {
+test("the position is kept in the Zap's cache: an oldest-first list is walked once, then a poll reads from its last page", async () => {
   sb.controls.setRecipientOrder('oldest-first');
   const batchId = await newBatch();
-  for (let i = 0; i < 3; i++) {
-    await appTester(app.creates.issue_certificates_bulk.operation.perform, {
-      authData,
-      inputData: { batch_id: batchId, recipients: Array.from({ length: 100 }, (_, j) => ({ name: `Q${i * 100 + j}`, email: `q${i * 100 + j}@example.com` })) },
-    });
-  }
-  const meta = { zap: { id: 4242 } };
-  expect((await poll('new_certificate', batchId, { isLoadingSample: true })).requests).toBe(3);
-  const first = await poll('new_certificate', batchId, meta);
-  expect([first.items.length, first.requests]).toEqual([POLL_LIMIT, 3]);
-  const [fresh] = await issue(batchId, ['new@example.com']);
-  const next = await poll('new_certificate', batchId, meta);
-  expect(next.items.map((i) => i.recipientId)).toEqual([fresh.id]);
-  expect(next.requests).toBe(2); // the last (full) page again, then the new one
-  expect((await poll('new_certificate', batchId, meta)).requests).toBe(1);
+  for (let i = 0; i < 3; i++) await bulk(batchId, 100);
+  const poll = zap('new_certificate', batchId);
+  now += 60_000;
+  expect((await poll()).requests).toBe(3);
+  const [fresh] = await bulk(batchId, 1);
+  now += 60_000;
+  const next = await poll();
+  expect([next.fired.map((i) => i.recipientId), next.requests]).toEqual([[fresh.id], 2]); // the last page was full: the new one is on the next
+  now += 60_000;
+  expect((await poll()).requests).toBe(1);
+  // The editor's test step reads no position and keeps none.
+  expect((await poll({ isLoadingSample: true, isPopulatingDedupe: false })).requests).toBe(4);
+});
+
+describe('the poll rows of issue 25', () => {
+  test('row: a saved cursor the service no longer accepts (400): the poll reads from the top and says so, every time, instead of failing', async () => {
+    sb.controls.setRecipientOrder('oldest-first');
+    sb.controls.setCursorExpiry({ afterMs: 30_000 });
+    const batchId = await newBatch();
+    for (let i = 0; i < 3; i++) await bulk(batchId, 100);
+    const poll = zap('new_certificate', batchId);
+    now += 60_000;
+    await poll();
+    for (let i = 0; i < 3; i++) {
+      const [fresh] = await bulk(batchId, 1);
+      now += 60_000;
+      const out = await poll();
+      expect(out.fired.map((r) => r.recipientId)).toEqual([fresh.id]);
+      expect(out.logs.join('\n')).toMatch(/refused a saved list cursor \(400 VALIDATION_ERROR.*expired.*reading the list again from the top/);
+    }
+  });
+
+  test('row: New Certificate, more than 100 certificates in one second before the Zap is on: the first new certificate fires once', async () => {
+    for (const order of ['oldest-first', 'newest-first', 'undetectable'] as const) {
+      sb.controls.setRecipientOrder(order);
+      sb.controls.setTimestampPrecision('s');
+      const batchId = await newBatch();
+      await bulk(batchId, 100);
+      await bulk(batchId, 50, { tick: 0 });
+      const poll = zap('new_certificate', batchId);
+      now += 60_000;
+      const on = await poll();
+      expect(newestFirst(on.items)).toBe(true);
+      const [fresh] = await bulk(batchId, 1);
+      now += 60_000;
+      expect((await poll()).fired.map((i) => i.recipientId)).toEqual([fresh.id]);
+      now += 60_000;
+      expect((await poll()).fired).toEqual([]);
+    }
+  });
+});
+
+test('turning the Zap on again starts over with Zapier: the stored position is not read', async () => {
+  const batchId = await newBatch();
+  await bulk(batchId, 3);
+  const poll = zap('new_certificate', batchId);
+  now += 5000;
+  await poll();
+  await bulk(batchId, 2);
+  now += 5000;
+  const again = await poll({ isPopulatingDedupe: true });
+  expect(again.items).toHaveLength(5);
 });
 
 test('no batch: a halt naming the field, before any request', async () => {
@@ -162,10 +224,10 @@ test('no batch: a halt naming the field, before any request', async () => {
 
 test('an unreadable list is an error, not "no new certificates"', async () => {
   const batchId = await newBatch();
-  await issue(batchId, ['x@example.com']);
+  await bulk(batchId, 1);
   sb.controls.setListShape('html_page');
   try {
-    const error = await caught(poll('new_certificate', batchId));
+    const error = await caught(appTester(app.triggers.new_certificate.operation.perform, { authData, inputData: { batch_id: batchId } }));
     expect(error.message).toMatch(/UNEXPECTED_RESPONSE|HTML page/);
   } finally {
     sb.controls.setListShape('default');

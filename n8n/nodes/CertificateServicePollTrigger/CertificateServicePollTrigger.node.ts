@@ -69,13 +69,13 @@ export class CertificateServicePollTrigger implements INodeType {
 					{
 						name: 'One Batch',
 						value: 'batch',
-						description: 'Check one batch: one request per check',
+						description: 'Check one batch: one request per check while little is new, 10 at most',
 					},
 					{
 						name: 'All Active Batches',
 						value: 'allActive',
 						description:
-							'Check every active batch: one request per batch per check, within the 120 per minute of the API key',
+							'Check every active batch: one request per batch per check while little is new (10 at most), within the 120 per minute of the API key',
 					},
 				],
 			},

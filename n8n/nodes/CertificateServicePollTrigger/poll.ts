@@ -47,7 +47,9 @@ function readSettings(context: IPollFunctions): { event: PollEvent; batchId?: st
 /**
  * One poll: the new certificates, newest first, in the instant trigger's flat shape. The first
  * poll (after activation, or after the event or batch changed) emits nothing and only saves the
- * position; after that each certificate is emitted once, across polls and restarts.
+ * position; after that each certificate (issued) and each send (sent/failed, within the core's
+ * window) is emitted once, across polls and restarts. What the core noticed on the way (a
+ * refused cursor, a shifted list, a walk the budget cut short) goes to n8n's log.
  */
 export async function pollOnce(context: IPollFunctions): Promise<FlatEvent[]> {
 	const { event, batchId } = readSettings(context);
@@ -63,18 +65,17 @@ export async function pollOnce(context: IPollFunctions): Promise<FlatEvent[]> {
 		const saved = context.getWorkflowStaticData('node') as Saved;
 		const watching = `${event}:${batchId ?? '*'}`;
 		const same = saved.watching === watching;
-		if (batchId) {
-			const state = same ? (saved.state as unknown as PollState | undefined) : undefined;
-			const result = await client.pollCertificates({ batchId, event, state });
+		const result = batchId
+			? await client.pollCertificates({ batchId, event, state: same ? (saved.state as unknown as PollState | undefined) : undefined })
+			: await client.pollActiveBatches({ event, states: same ? (saved.states as unknown as Record<string, PollState> | undefined) : undefined });
+		for (const note of result.notes) context.logger.warn(`${node.name}: ${note}`);
+		if ('state' in result) {
 			saved.state = result.state as unknown as IDataObject;
 			delete saved.states;
-			saved.watching = watching;
-			return result.certificates.map((r) => polledEvent(event, r));
+		} else {
+			saved.states = result.states as unknown as IDataObject;
+			delete saved.state;
 		}
-		const states = same ? (saved.states as unknown as Record<string, PollState> | undefined) : undefined;
-		const result = await client.pollActiveBatches({ event, states });
-		saved.states = result.states as unknown as IDataObject;
-		delete saved.state;
 		saved.watching = watching;
 		return result.certificates.map((r) => polledEvent(event, r));
 	} catch (error) {

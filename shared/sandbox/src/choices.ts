@@ -63,3 +63,41 @@ export const MAX_PAGE_SIZE = 100;
 export const MAX_BULK_ITEMS = 100;
 /** Subscriptions per workspace before 403 PLAN_LIMIT_EXCEEDED (the spec: 20). */
 export const MAX_SUBSCRIPTIONS = 20;
+
+// --- How a recipient list behaves over time -------------------------------------------------
+// The spec says nothing of timestamp precision, cursor kind and lifetime, or list order, and a
+// polling client depends on all four. Each plausible model is an option (createSandbox and
+// PUT /__sandbox/settings); the defaults are our choice. test/core/poll-property.test.ts runs
+// the polling triggers against every combination.
+
+/**
+ * The order of `GET /batches/{id}/recipients`. Newest first is the default (our choice).
+ * `undetectable` lists by a hash of the id, an order a client cannot infer from `createdAt`:
+ * a new certificate lands anywhere in the list.
+ */
+export const RECIPIENT_ORDERS = ['newest-first', 'oldest-first', 'undetectable'] as const;
+export type RecipientOrder = (typeof RECIPIENT_ORDERS)[number];
+
+/**
+ * Precision of `createdAt` and `emailSentAt`: to the millisecond (default) or to the second.
+ * Either way one call stamps one time: every certificate of a bulk call shares its
+ * `createdAt` (one transaction, one clock reading), so ties are common.
+ */
+export const TIMESTAMP_PRECISIONS = ['ms', 's'] as const;
+export type TimestampPrecision = (typeof TIMESTAMP_PRECISIONS)[number];
+
+/**
+ * Recipient list cursors. `opaque` (default): keyset, so an insert or a delete between two
+ * requests shifts nothing. `offset`: the position in the list, so it shifts (a delete before
+ * it skips an item, an insert repeats one). Both are opaque strings to a client.
+ */
+export const CURSOR_KINDS = ['opaque', 'offset'] as const;
+export type CursorKind = (typeof CURSOR_KINDS)[number];
+
+/**
+ * When a recipient list cursor stops being accepted (a 400 `VALIDATION_ERROR` on `cursor`):
+ * never (default, `false`), `afterMs` after it was handed out, or after `afterWrites` newer
+ * writes to the batch's certificates (an issue, a delete or a change of email status each
+ * count one per certificate).
+ */
+export type CursorExpiry = false | { afterMs?: number; afterWrites?: number };

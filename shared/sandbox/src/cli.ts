@@ -16,7 +16,11 @@ export const USAGE = `Usage: certsvc-sandbox [options]
   --time-scale X           run delivery retries and the rotation grace X times their real time
   --delivery-concurrency N at most N delivery attempts in flight per subscription (default: no limit)
   --list-shape S           list wrapper to answer in: ${LIST_SHAPES.join(', ')}
-  --recipient-order O      newest-first (default) or oldest-first, for recipient lists
+  --recipient-order O      newest-first (default), oldest-first or undetectable, for recipient lists
+  --timestamp-precision P  createdAt and emailSentAt to the ms (default) or to the s
+  --cursor-kind K          recipient list cursors: opaque (default, keyset) or offset
+  --cursor-expiry-ms N     recipient list cursors are refused N ms after they were handed out
+  --cursor-expiry-writes N ... or after N newer writes to the batch's certificates
   --no-seed                no demo workspace (and no demo key)
   --deliver-to URL         subscribe URL to every event in the demo workspace; prints the secret once`;
 
@@ -40,6 +44,10 @@ export function readFlags(argv: string[]): CliOptions | 'help' {
       'delivery-concurrency': { type: 'string' },
       'list-shape': { type: 'string' },
       'recipient-order': { type: 'string' },
+      'timestamp-precision': { type: 'string' },
+      'cursor-kind': { type: 'string' },
+      'cursor-expiry-ms': { type: 'string' },
+      'cursor-expiry-writes': { type: 'string' },
       'no-seed': { type: 'boolean' },
       'deliver-to': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -64,6 +72,11 @@ export function readFlags(argv: string[]): CliOptions | 'help' {
   sandbox.deliveryConcurrency = number('delivery-concurrency', values['delivery-concurrency']);
   if (values['list-shape']) sandbox.listShape = values['list-shape'] as ListShape;
   if (values['recipient-order']) sandbox.recipientOrder = values['recipient-order'] as SandboxOptions['recipientOrder'];
+  if (values['timestamp-precision']) sandbox.timestampPrecision = values['timestamp-precision'] as SandboxOptions['timestampPrecision'];
+  if (values['cursor-kind']) sandbox.cursorKind = values['cursor-kind'] as SandboxOptions['cursorKind'];
+  const afterMs = number('cursor-expiry-ms', values['cursor-expiry-ms']);
+  const afterWrites = number('cursor-expiry-writes', values['cursor-expiry-writes']);
+  if (afterMs !== undefined || afterWrites !== undefined) sandbox.cursorExpiry = { ...(afterMs === undefined ? {} : { afterMs }), ...(afterWrites === undefined ? {} : { afterWrites }) };
   if (values['no-seed']) sandbox.seed = false;
   if (values['deliver-to'] !== undefined && values['no-seed']) throw new Error('--deliver-to subscribes in the demo workspace, which --no-seed leaves out');
   return { sandbox, deliverTo: values['deliver-to'] };

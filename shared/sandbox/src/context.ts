@@ -9,12 +9,16 @@ import { RateLimiter } from './rate-limit';
 import { seedDemo } from './seed';
 import { Store } from './store';
 import { Timers } from './timers';
-import type { BulkResponseShape, ListShape, RecipientOrder, ResolvedOptions } from './types';
+import type { CursorExpiry, CursorKind, RecipientOrder, TimestampPrecision } from './choices';
+import type { BulkResponseShape, ListShape, ResolvedOptions } from './types';
 
 export interface Settings {
   listShape: ListShape;
   bulkResponseShape: BulkResponseShape;
   recipientOrder: RecipientOrder;
+  timestampPrecision: TimestampPrecision;
+  cursorKind: CursorKind;
+  cursorExpiry: CursorExpiry;
 }
 
 export interface SandboxContext {
@@ -31,6 +35,22 @@ export interface SandboxContext {
   events: Events;
   mail: Mail;
   settings: Settings;
+  /** The service's clock (options.clock), epoch ms. */
+  now(): number;
+  /** `now()` as the service writes a timestamp, at `settings.timestampPrecision`. */
+  stamp(): string;
+}
+
+/** The settings a sandbox starts with, and returns to on reset(). */
+function initialSettings(options: ResolvedOptions): Settings {
+  return {
+    listShape: options.listShape,
+    bulkResponseShape: 'data',
+    recipientOrder: options.recipientOrder,
+    timestampPrecision: options.timestampPrecision,
+    cursorKind: options.cursorKind,
+    cursorExpiry: options.cursorExpiry,
+  };
 }
 
 export function createContext(options: ResolvedOptions): SandboxContext {
@@ -45,6 +65,11 @@ export function createContext(options: ResolvedOptions): SandboxContext {
     concurrency: options.deliveryConcurrency,
   });
   const events = new Events(ids, store, deliveries, options.maxLogEntries);
+  const now = () => options.clock();
+  const stamp = () => {
+    const t = now();
+    return new Date(sb.settings.timestampPrecision === 's' ? Math.floor(t / 1000) * 1000 : t).toISOString();
+  };
   const sb: SandboxContext = {
     options,
     origin: '',
@@ -56,8 +81,10 @@ export function createContext(options: ResolvedOptions): SandboxContext {
     faults: new Faults(),
     deliveries,
     events,
-    mail: new Mail(store, events, timers, options.mailDelayMs),
-    settings: { listShape: options.listShape, bulkResponseShape: 'data', recipientOrder: options.recipientOrder },
+    mail: new Mail(store, events, timers, options.mailDelayMs, stamp),
+    settings: initialSettings(options),
+    now,
+    stamp,
   };
   if (options.seed) seedDemo(store, ids, options.quota);
   return sb;
@@ -72,8 +99,6 @@ export function resetContext(sb: SandboxContext): void {
   sb.counters.reset();
   sb.rateLimiter.reset();
   sb.faults.clear();
-  sb.settings.listShape = sb.options.listShape;
-  sb.settings.bulkResponseShape = 'data';
-  sb.settings.recipientOrder = sb.options.recipientOrder;
+  sb.settings = initialSettings(sb.options);
   if (sb.options.seed) seedDemo(sb.store, sb.ids, sb.options.quota);
 }

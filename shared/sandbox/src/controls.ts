@@ -7,15 +7,15 @@ import { ApiError, notFound, validationError } from './errors';
 import type { FaultInfo, FaultSpec } from './faults';
 import { createWorkspaceRecord } from './seed';
 import {
-  BULK_RESPONSE_SHAPES,
-  type BulkResponseShape,
-  type DeliveryAttempt,
-  type EventLogEntry,
-  LIST_SHAPES,
-  type ListShape,
+  CURSOR_KINDS,
+  type CursorExpiry,
+  type CursorKind,
   RECIPIENT_ORDERS,
   type RecipientOrder,
-} from './types';
+  TIMESTAMP_PRECISIONS,
+  type TimestampPrecision,
+} from './choices';
+import { BULK_RESPONSE_SHAPES, type BulkResponseShape, type DeliveryAttempt, type EventLogEntry, LIST_SHAPES, type ListShape } from './types';
 import { recordView, type ViewerInfo } from './viewing';
 
 export const MAX_ACTIVE_KEYS = 10;
@@ -41,6 +41,9 @@ export interface SettingsInfo {
   listShape: ListShape;
   bulkResponseShape: BulkResponseShape;
   recipientOrder: RecipientOrder;
+  timestampPrecision: TimestampPrecision;
+  cursorKind: CursorKind;
+  cursorExpiry: CursorExpiry;
   duplicateDeliveries: number;
 }
 
@@ -52,8 +55,16 @@ export interface SandboxControls {
   setDuplicateDeliveries(n: number): void;
   setListShape(shape: ListShape): void;
   setBulkResponseShape(shape: BulkResponseShape): void;
-  /** Recipient lists newest first (default) or oldest first. */
+  /** Recipient lists newest first (default), oldest first, or in an order a client cannot infer. */
   setRecipientOrder(order: RecipientOrder): void;
+  /** `createdAt` and `emailSentAt` to the millisecond (default) or to the second. */
+  setTimestampPrecision(precision: TimestampPrecision): void;
+  /** Recipient list cursors: keyset (`opaque`, default) or `offset`. */
+  setCursorKind(kind: CursorKind): void;
+  /** When recipient list cursors are refused: `false` (never, default) or `{ afterMs?, afterWrites? }`. */
+  setCursorExpiry(expiry: CursorExpiry): void;
+  /** Hands every queued email to the mail provider now, instead of after `mailDelayMs`. */
+  settleMail(): void;
   settings(): SettingsInfo;
   counters(): CountersSnapshot;
   resetCounters(): void;
@@ -81,6 +92,17 @@ function oneOf<T extends string>(allowed: readonly T[], value: unknown, field: s
   return value as T;
 }
 
+/** `false`, or `{ afterMs?, afterWrites? }` with whole numbers >= 0. */
+export function checkCursorExpiry(value: unknown): CursorExpiry {
+  if (value === false) return false;
+  const v = value as Record<string, unknown> | null;
+  const count = (x: unknown) => x === undefined || (Number.isInteger(x) && (x as number) >= 0);
+  if (!v || typeof v !== 'object' || Array.isArray(v) || !count(v.afterMs) || !count(v.afterWrites)) {
+    throw validationError('cursorExpiry', 'cursorExpiry must be false or { afterMs?, afterWrites? } with whole numbers >= 0.');
+  }
+  return { ...(v.afterMs !== undefined ? { afterMs: v.afterMs as number } : {}), ...(v.afterWrites !== undefined ? { afterWrites: v.afterWrites as number } : {}) };
+}
+
 export function createControls(sb: SandboxContext): SandboxControls {
   const workspace = (id: string | undefined) => {
     const ws = sb.store.workspaces.get(id ?? 'ws_demo');
@@ -104,6 +126,11 @@ export function createControls(sb: SandboxContext): SandboxControls {
     setBulkResponseShape: (shape) =>
       void (sb.settings.bulkResponseShape = oneOf(BULK_RESPONSE_SHAPES, shape, 'bulkResponseShape')),
     setRecipientOrder: (order) => void (sb.settings.recipientOrder = oneOf(RECIPIENT_ORDERS, order, 'recipientOrder')),
+    setTimestampPrecision: (precision) =>
+      void (sb.settings.timestampPrecision = oneOf(TIMESTAMP_PRECISIONS, precision, 'timestampPrecision')),
+    setCursorKind: (kind) => void (sb.settings.cursorKind = oneOf(CURSOR_KINDS, kind, 'cursorKind')),
+    setCursorExpiry: (expiry) => void (sb.settings.cursorExpiry = checkCursorExpiry(expiry)),
+    settleMail: () => sb.mail.settle(),
     settings: () => ({ ...sb.settings, duplicateDeliveries: sb.deliveries.duplicates }),
     counters: () => sb.counters.snapshot(sb.deliveries.pending),
     resetCounters: () => sb.counters.reset(),

@@ -3,7 +3,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Workspace } from '@certificate-service/sdk';
 import { createContext } from './context';
-import { createControls, type SandboxControls } from './controls';
+import { CURSOR_KINDS, TIMESTAMP_PRECISIONS } from './choices';
+import { checkCursorExpiry, createControls, type SandboxControls } from './controls';
 import { validationError } from './errors';
 import { DEMO_API_KEY, DEMO_WORKSPACE } from './seed';
 import { API_PREFIX, createServer } from './server';
@@ -14,6 +15,8 @@ export type { CountersSnapshot } from './counters';
 export type { FaultSpec, FaultKind, FaultInfo } from './faults';
 export { KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES } from './types';
 export type { SandboxOptions, ListShape, BulkResponseShape, RecipientOrder, DeliveryAttempt, EventLogEntry, RateLimitConfig } from './types';
+export type { TimestampPrecision, CursorKind, CursorExpiry } from './choices';
+export { RECIPIENT_ORDERS, TIMESTAMP_PRECISIONS, CURSOR_KINDS } from './choices';
 export { DEMO_API_KEY, DEMO_WORKSPACE, DESIGNS } from './seed';
 export { RETRY_DELAYS_MS, MAX_ATTEMPTS } from './deliveries';
 export { stopWithParent } from './serve';
@@ -43,6 +46,12 @@ function resolveOptions(options: SandboxOptions): ResolvedOptions {
   const o: ResolvedOptions = { ...DEFAULT_OPTIONS, ...defined };
   if (!(LIST_SHAPES as readonly string[]).includes(o.listShape)) throw validationError('listShape', `listShape must be one of ${LIST_SHAPES.join(', ')}.`);
   if (!(RECIPIENT_ORDERS as readonly string[]).includes(o.recipientOrder)) throw validationError('recipientOrder', `recipientOrder must be one of ${RECIPIENT_ORDERS.join(', ')}.`);
+  if (!(TIMESTAMP_PRECISIONS as readonly string[]).includes(o.timestampPrecision)) {
+    throw validationError('timestampPrecision', `timestampPrecision must be one of ${TIMESTAMP_PRECISIONS.join(', ')}.`);
+  }
+  if (!(CURSOR_KINDS as readonly string[]).includes(o.cursorKind)) throw validationError('cursorKind', `cursorKind must be one of ${CURSOR_KINDS.join(', ')}.`);
+  o.cursorExpiry = checkCursorExpiry(o.cursorExpiry);
+  if (typeof o.clock !== 'function') throw validationError('clock', 'clock must be a function returning epoch milliseconds.');
   if (!(o.timeScale > 0)) throw validationError('timeScale', 'timeScale must be > 0.');
   if (!(o.deliveryConcurrency === Infinity || (Number.isInteger(o.deliveryConcurrency) && o.deliveryConcurrency >= 1))) {
     throw validationError('deliveryConcurrency', 'deliveryConcurrency must be a whole number >= 1 (or Infinity: no cap).');

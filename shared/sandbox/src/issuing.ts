@@ -76,10 +76,11 @@ export function issueRecipients(
   sb.counters.quotaUsed += items.length;
   sb.counters.certificatesIssued += items.length;
   const out: RecipientRecord[] = [];
+  // One call, one clock reading: every certificate of a bulk call shares its createdAt (choices.ts).
+  const iso = sb.stamp();
+  const at = new Date(iso);
   for (const item of items) {
     const seq = sb.ids.nextSeq();
-    const at = new Date();
-    const iso = at.toISOString();
     const shareToken = sb.ids.shareToken();
     const recipient: Recipient = {
       id: sb.ids.id('rec_'),

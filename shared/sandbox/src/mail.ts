@@ -16,29 +16,44 @@ export function mailOutcome(email: string): MailOutcome {
 }
 
 export class Mail {
+  /** Queued and not yet handled, in queue order. */
+  private readonly pending = new Set<string>();
+
   constructor(
     private readonly store: Store,
     private readonly events: Events,
     private readonly timers: Timers,
     private readonly delayMs: number,
+    /** The service's timestamp for `emailSentAt` (context.stamp). */
+    private readonly stamp: () => string,
   ) {}
 
   queue(rec: RecipientRecord): void {
     rec.recipient.emailStatus = 'queued';
+    this.store.touch(rec.recipient.batchId);
     const id = rec.recipient.id;
+    this.pending.add(id);
     this.timers.set(() => this.deliver(id), this.delayMs);
   }
 
+  /** Hands every queued email to the provider now (tests that step a clock of their own). */
+  settle(): void {
+    for (const id of [...this.pending]) this.deliver(id);
+  }
+
   private deliver(recipientId: string): void {
+    this.pending.delete(recipientId);
     const rec = this.store.recipients.get(recipientId);
     // Deleted meanwhile, or already handled: nothing to send.
     if (!rec || rec.recipient.emailStatus !== 'queued') return;
     const outcome = mailOutcome(rec.recipient.email);
+    this.store.touch(rec.recipient.batchId);
     if (outcome.ok) {
       rec.recipient.emailStatus = 'sent';
-      rec.recipient.emailSentAt = new Date().toISOString();
+      rec.recipient.emailSentAt = this.stamp();
       this.events.emit(rec.workspaceId, 'certificate.sent', rec.recipient);
     } else {
+      // emailSentAt keeps the time of the last successful send (null if none): the spec names no failure time.
       rec.recipient.emailStatus = 'failed';
       this.events.emit(rec.workspaceId, 'certificate.failed', rec.recipient, { error: outcome.error });
     }

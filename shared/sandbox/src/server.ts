@@ -71,7 +71,8 @@ export function createServer(sb: SandboxContext, controls: SandboxControls, info
 
     // The request is fully processed (state, quota, events); the client just never hears back.
     if (resetAfterCommit) return void req.socket.destroy();
-    writeReply(res, reply, headers);
+    // The service's clock (options.clock), which also stamps createdAt: a poll reads it here.
+    writeReply(res, reply, { ...headers, Date: new Date(sb.now()).toUTCString() });
   }
 
   async function handleControl(req: IncomingMessage, res: ServerResponse, method: string, path: string, query: URLSearchParams) {

@@ -75,8 +75,11 @@ export class Store {
   readonly byCertificateId = new Map<string, RecipientRecord>();
   readonly byShareToken = new Map<string, RecipientRecord>();
   readonly subscriptions = new Map<string, SubscriptionRecord>();
+  /** Writes to each batch's certificates so far (issue, delete, email status): cursors can expire after N. */
+  readonly writes = new Map<string, number>();
 
   clear(): void {
+    this.writes.clear();
     this.workspaces.clear();
     this.apiKeys.clear();
     this.batches.clear();
@@ -97,7 +100,13 @@ export class Store {
     return batch && batch.workspaceId === ws.id ? batch : undefined;
   }
 
+  /** Counts one write to a batch's certificates. */
+  touch(batchId: string): void {
+    this.writes.set(batchId, (this.writes.get(batchId) ?? 0) + 1);
+  }
+
   addRecipient(batch: BatchRecord, rec: RecipientRecord): void {
+    this.touch(batch.id);
     batch.recipients.push(rec);
     this.recipients.set(rec.recipient.id, rec);
     this.byCertificateId.set(rec.recipient.certificateId, rec);
@@ -110,6 +119,7 @@ export class Store {
   }
 
   removeRecipient(batch: BatchRecord, rec: RecipientRecord): void {
+    this.touch(batch.id);
     const i = indexOfSeq(batch.recipients, rec.seq);
     if (i >= 0) batch.recipients.splice(i, 1);
     this.recipients.delete(rec.recipient.id);

@@ -1,5 +1,6 @@
 // Sandbox-wide types: options, response-shape variants and what the controls return.
 import type { EventType } from '@certificate-service/sdk';
+import type { CursorExpiry, CursorKind, RecipientOrder, TimestampPrecision } from './choices';
 
 /** Wrappers a list endpoint can answer with; the spec leaves the wrapper "not shown". */
 export const KNOWN_LIST_SHAPES = ['default', 'bare', 'items', 'results', 'named', 'pagination', 'meta', 'has_more'] as const;
@@ -16,12 +17,9 @@ export type ListShape = (typeof LIST_SHAPES)[number];
 export const BULK_RESPONSE_SHAPES = ['data', 'bare', 'recipients', 'results'] as const;
 export type BulkResponseShape = (typeof BULK_RESPONSE_SHAPES)[number];
 
-/**
- * The order of recipient lists; the spec does not say it. Newest first is the default (our
- * choice); oldest first lets the polling triggers be tested against both.
- */
-export const RECIPIENT_ORDERS = ['newest-first', 'oldest-first'] as const;
-export type RecipientOrder = (typeof RECIPIENT_ORDERS)[number];
+// The list models (order, timestamp precision, cursor kind and lifetime) are choices: see choices.ts.
+export { RECIPIENT_ORDERS, TIMESTAMP_PRECISIONS, CURSOR_KINDS } from './choices';
+export type { RecipientOrder, TimestampPrecision, CursorKind, CursorExpiry } from './choices';
 
 export interface RateLimitConfig {
   limit: number;
@@ -40,6 +38,17 @@ export interface SandboxOptions {
   listShape?: ListShape;
   /** Order of `GET /batches/{id}/recipients` (default newest first). */
   recipientOrder?: RecipientOrder;
+  /** `createdAt` and `emailSentAt` to the millisecond (default) or to the second. */
+  timestampPrecision?: TimestampPrecision;
+  /** Recipient list cursors: keyset (`opaque`, default) or `offset`. */
+  cursorKind?: CursorKind;
+  /** When a recipient list cursor is refused (400 on `cursor`); default never. */
+  cursorExpiry?: CursorExpiry;
+  /**
+   * The service's clock (epoch ms): `createdAt`, `emailSentAt`, the `Date` header and cursor
+   * lifetimes read it. Default `Date.now`; a test passes its own to step time.
+   */
+  clock?: () => number;
   /** Seed the demo workspace, its key and designs. */
   seed?: boolean;
   /** Delay of the simulated mail provider (not scaled). */
@@ -67,6 +76,10 @@ export const DEFAULT_OPTIONS: ResolvedOptions = {
   timeScale: 1,
   listShape: 'default',
   recipientOrder: 'newest-first',
+  timestampPrecision: 'ms',
+  cursorKind: 'opaque',
+  cursorExpiry: false,
+  clock: Date.now,
   seed: true,
   mailDelayMs: 20,
   deliveryTimeoutMs: 10_000,

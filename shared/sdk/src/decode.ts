@@ -14,6 +14,8 @@ export interface ResponseContext {
   contentType: string;
   /** The call issues certificates: an unreadable answer leaves their outcome unknown. */
   issues: boolean;
+  /** The `Date` header as sent (the service's clock when it answered), if any. */
+  date?: string;
 }
 
 export type Decoder<T> = (body: unknown, context: ResponseContext) => T;
@@ -100,6 +102,8 @@ export function describeList(body: unknown): ListShape | undefined {
 /** A page as decoded: the items, the next cursor, and whether the body said it was the last. */
 export interface DecodedPage<T> extends Page<T> {
   shape: ListShape;
+  /** The response's `Date` header (the service's clock), if it sent one: a poll reads it. */
+  date?: string;
   /**
    * Set when this page is full and says neither where the next one is nor that it is the last:
    * the error to raise if the caller wants what follows (reading the whole list).
@@ -132,7 +136,7 @@ export function listOf<T>(
       nextCursor === null && !shape.saysLastPage && limit !== undefined && items.length >= limit
         ? unexpected(context, body, `a list of ${noun} with a next-page cursor or a sign that this full page of ${items.length} is the last`)
         : undefined;
-    return { items: items as T[], nextCursor, shape, ...(restUnknown ? { restUnknown } : {}) };
+    return { items: items as T[], nextCursor, shape, ...(context.date ? { date: context.date } : {}), ...(restUnknown ? { restUnknown } : {}) };
   };
 }
 

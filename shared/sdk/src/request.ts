@@ -190,6 +190,7 @@ export class Requester {
         status: response.status,
         contentType: (getHeader(response.headers, 'Content-Type') ?? '').split(';')[0].trim(),
         issues: spec.recipients !== undefined,
+        date: getHeader(response.headers, 'Date'),
       };
       if (response.status >= 200 && response.status < 300) return decodeOrFail(decode, body, context);
       // A DELETE repeated after an answer that may have been applied finds nothing: the

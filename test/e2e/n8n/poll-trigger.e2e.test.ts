@@ -116,7 +116,7 @@ describe('Certificate Service Poll Trigger in a real n8n 2.41.1', () => {
 		await n8n.publish(workflowId);
 		// The first poll runs during activation; n8n saves the static data right after it.
 		const saved = await n8n.api('GET', `/workflows/${workflowId}`);
-		expect(saved.staticData?.['node:Poll']).toMatchObject({ watching: `issued:${batchId}`, state: { mark: expect.any(String) } });
+		expect(saved.staticData?.['node:Poll']).toMatchObject({ watching: `issued:${batchId}`, state: { v: 2, floor: expect.any(Number) } });
 		expect((sb.controls.counters().requests.byRoute[LIST_ROUTE] ?? 0) - listsBefore).toBe(1);
 		const fresh = (await n8n.executions(workflowId)).filter((e: any) => !seenExecutions.has(String(e.id)));
 		expect(fresh).toEqual([]);

@@ -12,15 +12,18 @@ import { batchField, text } from './inputs';
 import { EVENT_OUTPUT_FIELDS, outputItem, SAMPLE_RECIPIENT } from './samples';
 
 /**
- * One factory for the polling triggers (no webhook subscription, so none of the
- * workspace's 20 is used). Zapier calls `perform` every few minutes and keeps the items
- * whose `id` it has not seen before (its dedupe), newest first. It keeps no other state
- * between polls, so each poll reads the newest page of the batch through the core's
- * `pollCertificates` (1 request when the service lists newest first) and returns up to
- * POLL_LIMIT certificates. When the service lists oldest first, finding the newest page
- * means walking the list; the core's cursor of the last page is then kept in Zapier's cache
- * for the Zap, so later polls read 1 page plus the new ones. Without that cache entry (first
- * poll, the test step, a cache miss) the list is walked once.
+ * One factory for the polling triggers (no webhook subscription, so none of the workspace's
+ * 20 is used). Zapier calls `perform` every few minutes and keeps the items whose `id` it has
+ * not seen before (its dedupe, about 105,000 ids per Zap), newest first. So the core runs
+ * with `remember: false`: each poll returns every occurrence it read that may be new (what
+ * happened since the previous walk began) and Zapier drops the ones it has seen; nothing but
+ * the core's small position (its floor and where a walk stands, no ids) is kept, in Zapier's
+ * cache for the Zap. Writes there are rate limited: a refused one only means the next poll
+ * starts from the older position and returns more, which Zapier's dedupe absorbs.
+ *
+ * The first poll (turning the Zap on; the editor's test) has no position: it returns the
+ * newest POLL_LIMIT (samples) and every certificate of the instant it read at, which seeds
+ * Zapier's dedupe so none of them fires later.
  */
 export interface PollingTriggerSpec<K extends string> {
   key: K;
@@ -30,23 +33,23 @@ export interface PollingTriggerSpec<K extends string> {
   sampleEmailStatus: string;
 }
 
-/** Items per poll: the newest page. More new certificates than this between two polls are not all seen; the instant triggers see every one. */
+/** The newest certificates the first poll returns (samples, and Zapier's dedupe seed). */
 export const POLL_LIMIT = 100;
-/** How long the oldest-first cursor is kept for a Zap (Zapier's cache); a miss only costs one walk of the list. */
+/** How long the position is kept for a Zap (Zapier's cache); it is rewritten by every poll. */
 export const POLL_STATE_TTL_SECONDS = 7 * 24 * 60 * 60;
 
-/** The Zap's cache key for an oldest-first cursor; none outside a live Zap (no Zap id). */
+/** The Zap's cache key for the position; none outside a live Zap (no Zap id, or the editor's sample). */
 function stateKey(bundle: Bundle, key: string, batchId: string): string | undefined {
   const zapId = (bundle.meta as { zap?: { id?: unknown } } | undefined)?.zap?.id;
   return zapId === undefined || zapId === null || bundle.meta?.isLoadingSample ? undefined : `certsvc:poll:${zapId}:${key}:${batchId}`;
 }
 
-/** A cache failure only costs a walk of the list: it never fails the poll. */
-async function cached(z: ZObject, key: string | undefined): Promise<PollState | undefined> {
+/** The saved position. A cache that cannot be read counts as none (a first poll); what was stored is checked by the core. */
+async function savedState(z: ZObject, key: string | undefined): Promise<unknown> {
   if (!key) return undefined;
   try {
     const value: unknown = await z.cache.get(key);
-    return typeof value === 'string' ? (JSON.parse(value) as PollState) : undefined;
+    return typeof value === 'string' ? (JSON.parse(value) as unknown) : undefined;
   } catch (error) {
     z.console.log(`Saved poll position not read: ${(error as Error).message}`);
     return undefined;
@@ -63,10 +66,13 @@ export function definePollingTrigger<const K extends string>(spec: PollingTrigge
     const batchId = text(bundle.inputData.batch_id);
     if (!batchId) throw validationError('batchId', 'choose the batch whose certificates the trigger watches');
     const key = stateKey(bundle, spec.key, batchId);
-    const state = await cached(z, key);
-    const result = await client.pollCertificates({ batchId, event: spec.event, state, firstPoll: POLL_LIMIT });
-    if (key && result.state.order === 'oldest-first') {
-      await z.cache.set(key, JSON.stringify(result.state), POLL_STATE_TTL_SECONDS).catch((error: Error) => z.console.log(`Poll position not saved: ${error.message}`));
+    // Turning the Zap on clears Zapier's dedupe: the position starts over with it.
+    const state = bundle.meta?.isPopulatingDedupe ? undefined : await savedState(z, key);
+    const result = await client.pollCertificates({ batchId, event: spec.event, state: state as PollState | undefined, firstPoll: POLL_LIMIT, remember: false });
+    for (const note of result.notes) z.console.log(note);
+    if (key) {
+      const saved = await z.cache.set(key, JSON.stringify(result.state), POLL_STATE_TTL_SECONDS).catch((error: Error) => (z.console.log(`Poll position not saved: ${error.message}`), true));
+      if (saved === false) z.console.log('Poll position not saved (Zapier refused the cache write); the next poll starts from the previous one.');
     }
     return result.certificates.map((r) => outputItem(item(r), EVENT_OUTPUT_FIELDS));
   }

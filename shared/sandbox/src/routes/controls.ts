@@ -32,7 +32,8 @@ export function createControlRouter(): Router<ControlRequest> {
     { method: 'DELETE', pattern: '/faults', handler: (c) => (c.controls.clearFaults(), none) },
     { method: 'GET', pattern: '/settings', handler: (c) => ok(c.controls.settings()) },
     {
-      // Any subset of { listShape, bulkResponseShape, recipientOrder, duplicateDeliveries }.
+      // Any subset of { listShape, bulkResponseShape, recipientOrder, timestampPrecision,
+      // cursorKind, cursorExpiry, duplicateDeliveries }.
       method: 'PUT',
       pattern: '/settings',
       handler: (c) => {
@@ -40,6 +41,9 @@ export function createControlRouter(): Router<ControlRequest> {
         if (body.listShape !== undefined) c.controls.setListShape(body.listShape as ListShape);
         if (body.bulkResponseShape !== undefined) c.controls.setBulkResponseShape(body.bulkResponseShape as BulkResponseShape);
         if (body.recipientOrder !== undefined) c.controls.setRecipientOrder(body.recipientOrder as never);
+        if (body.timestampPrecision !== undefined) c.controls.setTimestampPrecision(body.timestampPrecision as never);
+        if (body.cursorKind !== undefined) c.controls.setCursorKind(body.cursorKind as never);
+        if (body.cursorExpiry !== undefined) c.controls.setCursorExpiry(body.cursorExpiry as never);
         if (body.duplicateDeliveries !== undefined) c.controls.setDuplicateDeliveries(body.duplicateDeliveries as number);
         return ok(c.controls.settings());
       },
@@ -65,6 +69,7 @@ export function createControlRouter(): Router<ControlRequest> {
         return none;
       },
     },
+    { method: 'POST', pattern: '/mail/settle', handler: (c) => (c.controls.settleMail(), none) },
     { method: 'GET', pattern: '/deliveries', handler: (c) => ok(c.controls.deliveries()) },
     { method: 'GET', pattern: '/events', handler: (c) => ok(c.controls.events()) },
     { method: 'GET', pattern: '/batches/:id/certificates', handler: (c, { id }) => ok(c.controls.certificates(id)) },

@@ -2,7 +2,7 @@ import { ApiError, notFound, validationError } from '../errors';
 import { EMAIL_STATUSES } from '../choices';
 import { assertCanIssue, assertRequiredVariables, issueRecipients, parseIssueItem, requiredVariables } from '../issuing';
 import { shapeList } from '../list-shapes';
-import { paginate, parsePageQuery } from '../pagination';
+import { pageRecipients } from '../pagination';
 import type { RecipientRecord } from '../store';
 import { dataObject, objectBody, optionalBoolean, optionalString, requiredEmail } from '../validate';
 import { requireBatch } from './batches';
@@ -25,15 +25,13 @@ export const recipientRoutes: ApiRoute[] = [
       if (emailStatus !== null && !(EMAIL_STATUSES as readonly string[]).includes(emailStatus)) {
         throw validationError('emailStatus', `emailStatus must be one of ${EMAIL_STATUSES.join(', ')}; got "${emailStatus}".`);
       }
-      // The order is a sandbox setting (the spec does not say); the list id keeps cursors apart.
-      const oldestFirst = r.sb.settings.recipientOrder === 'oldest-first';
-      const listId = `recipients:${batch.id}${oldestFirst ? ':asc' : ''}`;
-      const page = paginate(
-        batch.recipients,
-        listId,
-        parsePageQuery(r.query, listId),
-        (rec) => (emailStatus === null ? true : rec.recipient.emailStatus === emailStatus),
-        oldestFirst,
+      // The list model is a sandbox setting (the spec does not say); the list id keeps cursors of
+      // another order or kind apart.
+      const { recipientOrder: order, cursorKind: kind, cursorExpiry: expiry } = r.sb.settings;
+      const listId = `recipients:${batch.id}:${order}:${kind}`;
+      const model = { order, kind, expiry, now: r.sb.now(), writes: r.sb.store.writes.get(batch.id) ?? 0 };
+      const page = pageRecipients(batch.recipients, listId, r.query, model, (rec) =>
+        emailStatus === null ? true : rec.recipient.emailStatus === emailStatus,
       );
       const data = page.items.map((rec) => rec.recipient);
       return { status: 200, body: shapeList(r.sb.settings.listShape, 'recipients', data, page.nextCursor) };
@@ -82,6 +80,7 @@ export const recipientRoutes: ApiRoute[] = [
         const touched = requiredVariables(r.ws, requireBatch(r, id)).filter((k) => k in data);
         assertRequiredVariables(merged, touched);
       }
+      r.sb.store.touch(target.batchId);
       if (name !== undefined) target.name = name;
       if (email !== undefined) target.email = email;
       if (merged !== undefined) target.data = merged;
