@@ -4,18 +4,23 @@ import { CertificateServiceError } from './errors';
 export const MAX_PAGE_SIZE = 100;
 
 /**
- * Iterates every item across pages. Ends where a page says it is the last (no cursor), or
- * on an empty page. Passing off part of the list as all of it is an error instead: a cursor
- * that comes back a second time (it would also loop forever), or a full page that says
- * neither where the next one is nor that it is the last. The error comes only when the
- * caller asks for more than was read, so taking the first N items of such a list works.
+ * The one walk over a list's pages, each yielded with the cursor that fetched it (undefined: the
+ * top). Ends where a page says it is the last (no cursor), or on an empty page. Passing off part
+ * of the list as all of it is an error instead: a cursor that comes back a second time (it would
+ * also loop forever), or a full page that says neither where the next one is nor that it is the
+ * last. The error and the next request come only when the caller asks for the next page, so a
+ * caller that stops early (the first N items, a poll's budget) reads no more than it needs.
+ * `start`: a page the caller already has, to walk on from.
  */
-export async function* paginate<T>(endpoint: string, fetchPage: (cursor: string | undefined) => Promise<DecodedPage<T>>): AsyncGenerator<T> {
+export async function* pages<T>(
+  endpoint: string,
+  fetchPage: (cursor: string | undefined) => Promise<DecodedPage<T>>,
+  start?: { page: DecodedPage<T>; cursor: string | undefined },
+): AsyncGenerator<{ page: DecodedPage<T>; cursor: string | undefined }> {
   const used = new Set<string>();
-  let cursor: string | undefined;
+  let [page, cursor] = start ? [start.page, start.cursor] : [await fetchPage(undefined), undefined];
   for (;;) {
-    const page = await fetchPage(cursor);
-    for (const item of page.items) yield item;
+    yield { page, cursor };
     if (page.restUnknown) throw page.restUnknown;
     if (!page.nextCursor || page.items.length === 0) return;
     if (used.has(page.nextCursor)) {
@@ -29,7 +34,13 @@ export async function* paginate<T>(endpoint: string, fetchPage: (cursor: string 
     }
     used.add(page.nextCursor);
     cursor = page.nextCursor;
+    page = await fetchPage(cursor);
   }
+}
+
+/** Every item across pages (see `pages`). */
+export async function* paginate<T>(endpoint: string, fetchPage: (cursor: string | undefined) => Promise<DecodedPage<T>>): AsyncGenerator<T> {
+  for await (const { page } of pages(endpoint, fetchPage)) yield* page.items;
 }
 
 /** Collects up to `limit` items (all when undefined), fetching no more pages than needed. */

@@ -2,6 +2,8 @@ import type { DecodedPage } from '../decode';
 import { CertificateServiceError } from '../errors';
 import type { Recipient } from '../types';
 import type { Api } from './api';
+import { pages } from '../pagination';
+import { endpointName, ENDPOINTS } from './endpoints';
 import { listPage } from './recipients';
 import {
   bounds,
@@ -12,12 +14,15 @@ import {
   occurrence,
   orderAfter,
   serviceTime,
-  unreadableList,
   type ListOrder,
   type Occurrence,
   type PollEvent,
 } from './poll-rules';
 import { prune, type Place, type PollState, type Walk } from './poll-state';
+
+const LIST_ENDPOINT = endpointName(ENDPOINTS.listRecipients);
+/** Thrown out of the walk over pages when the service refuses a saved cursor: the walk restarts from the top. */
+const REFUSED = Symbol('refused cursor');
 
 // One poll of one batch (poll.ts says what a poll does and why): the walk of the list, within
 // the budget, with the verdict on each certificate read and the state it leaves.
@@ -187,26 +192,30 @@ export class PollRun {
     }
   }
 
-  /** Takes a page and follows the next cursors: true when the walk is done, false when the budget ran out, 'refused' for a refused cursor. */
+  /**
+   * Takes a page and follows the next cursors (the one walk over pages, pagination.ts): true when
+   * the walk is done, false when the budget ran out, 'refused' for a refused cursor.
+   */
   private async follow(first: DecodedPage<Recipient>, fetchedWith: string | null): Promise<boolean | 'refused'> {
     const orderBefore = this.order;
     const created: number[] = [];
-    const used = new Set<string>();
-    let page = first;
-    let cursor = fetchedWith;
-    for (;;) {
-      const last = this.take(page, cursor, created);
-      this.order = orderAfter(created, orderBefore);
-      if (page.restUnknown) throw page.restUnknown;
-      const next = page.nextCursor;
-      if (!next || page.items.length === 0) return true;
-      if (this.order === 'newest-first' && last !== undefined && last < this.bounds(this.walk!).region) return true;
-      if (used.has(next)) throw unreadableList('gave a next-page cursor it had given before, so the rest of the list cannot be read.');
-      used.add(next);
-      if (this.requests >= this.s.budget) return false;
-      const fetched = await this.fetch(next);
-      if (fetched === 'refused') return 'refused';
-      [page, cursor] = [fetched, next];
+    const next = async (cursor: string | undefined) => {
+      const page = await this.fetch(cursor ?? null);
+      if (page === 'refused') throw REFUSED;
+      return page;
+    };
+    try {
+      for await (const { page, cursor } of pages(LIST_ENDPOINT, next, { page: first, cursor: fetchedWith ?? undefined })) {
+        const last = this.take(page, cursor ?? null, created);
+        this.order = orderAfter(created, orderBefore);
+        if (this.order === 'newest-first' && last !== undefined && last < this.bounds(this.walk!).region && page.nextCursor) return true;
+        // Stopping here asks for no further page: the walk goes on from this one at the next poll.
+        if (page.nextCursor && page.items.length > 0 && this.requests >= this.s.budget) return false;
+      }
+      return true;
+    } catch (error) {
+      if (error === REFUSED) return 'refused';
+      throw error;
     }
   }
 
