@@ -1,5 +1,5 @@
 // No key or signing secret in any tool list, result, error, progress message or log line,
-// whatever the service echoes: the planted-secret fuzz of test/core/fuzz.test.ts, through the
+// whatever the service echoes: the planted-secret fuzz of test/sdk/fuzz.test.ts, through the
 // MCP server and the official client. Random JSON and text bodies carrying the key and a
 // signing secret answer every call of every tool (the "user" accepts every confirmation, so
 // the write paths run too). RUNS runs; fast-check prints the seed of any counterexample.

@@ -11,7 +11,7 @@ import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, MCP, ensureBuilt } from '../sdk/built';
+import { CLI, MCP, ensureBuilt } from '../support/built';
 
 jest.setTimeout(90_000);
 const ROOT = path.resolve(__dirname, '../..');

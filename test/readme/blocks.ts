@@ -25,9 +25,9 @@ export const PLANS: Record<string, Plan> = {
     skip: { 'bash test/e2e/n8n/n8n.sh start': 'run by the e2e harness after the block (startN8n with this script as its launcher, the fresh HOME as its user folder), which then runs an example workflow in it' },
   },
   'README.md › Webhook subscriptions: 20 per workspace': {
-    notRun: 'needs the live service (`<your service host>`) and the published CLI; test/sdk/cli.test.ts lists and deletes subscriptions in a full sandbox workspace',
+    notRun: 'needs the live service (`<your service host>`) and the published CLI; test/cli/cli.test.ts lists and deletes subscriptions in a full sandbox workspace',
   },
-  'docs/releasing.md › Releasing #1': { notRun: 'needs the live service (`<your service host>`); test/sdk/doctor.test.ts runs `certsvc doctor` against the sandbox' },
+  'docs/releasing.md › Releasing #1': { notRun: 'needs the live service (`<your service host>`); test/cli/doctor.test.ts runs `certsvc doctor` against the sandbox' },
   'docs/releasing.md › Releasing #2': {
     notRun: 'exits 1 by design while publisher.json holds placeholders; test/release/publisher.test.ts runs its check (release/check.js) and expects exactly those problems',
   },
@@ -46,7 +46,7 @@ export const PLANS: Record<string, Plan> = {
   'shared/cli/README.md › Install #1': { notRun: 'installs from the npm registry, after publishing' },
   'shared/cli/README.md › Install #2': {},
   'shared/cli/README.md › Commands': {
-    notRun: 'a reference, with placeholders (`<your service host>`, `<batchId>`, learners.csv); test/sdk/cli.test.ts, cli-batches.test.ts and doctor.test.ts run the commands against the sandbox',
+    notRun: 'a reference, with placeholders (`<your service host>`, `<batchId>`, learners.csv); test/cli/cli.test.ts, batches.test.ts and doctor.test.ts run the commands against the sandbox',
   },
   'shared/mcp/README.md › Configure your client': {},
   'shared/sandbox/README.md › Install': {},

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES } from '@certificate-service/sandbox';
 import { freePort } from '../support/net';
 import { alive, withDescendants } from '../support/processes';
-import { ensureBuilt, PACKAGES } from '../sdk/built';
+import { ensureBuilt, PACKAGES } from '../support/built';
 
 jest.setTimeout(60_000);
 

@@ -1,5 +1,5 @@
 // The base URL a user types: one ending in `/api` (the API's folder, without the version) is
-// completed to `/api/v1`, not `/api/api/v1`. (The other forms: test/core/validation.test.ts.)
+// completed to `/api/v1`, not `/api/api/v1`. (The other forms: test/sdk/validation.test.ts.)
 import { createClient, normaliseBaseUrl } from '@certificate-service/sdk';
 import { createSandbox } from '@certificate-service/sandbox';
 

@@ -67,7 +67,7 @@ export const MAX_SUBSCRIPTIONS = 20;
 // --- How a recipient list behaves over time -------------------------------------------------
 // The spec says nothing of timestamp precision, cursor kind and lifetime, or list order, and a
 // polling client depends on all four. Each plausible model is an option (createSandbox and
-// PUT /__sandbox/settings); the defaults are our choice. test/core/poll-property.test.ts runs
+// PUT /__sandbox/settings); the defaults are our choice. test/sdk/poll-property.test.ts runs
 // the polling triggers against every combination.
 
 /**

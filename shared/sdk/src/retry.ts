@@ -1,5 +1,5 @@
 // When to send a request again: one pure function of (method, attempt, result), so the
-// whole policy reads as a table (test/core/retry-decision.test.ts).
+// whole policy reads as a table (test/sdk/retry-decision.test.ts).
 
 export interface RetryOptions {
   /** Retries per request (429 for any method; network errors and 5xx for GET/DELETE only). */

@@ -2,7 +2,7 @@
 // connectors read, exit 1 naming what came back in a shape no code knows.
 import { execFile } from 'node:child_process';
 import { createSandbox, KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES, type Sandbox } from '@certificate-service/sandbox';
-import { CLI, ensureBuilt } from './built';
+import { CLI, ensureBuilt } from '../support/built';
 
 jest.setTimeout(60_000);
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { createClient } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { CLI, ensureBuilt } from './built';
+import { CLI, ensureBuilt } from '../support/built';
 
 jest.setTimeout(60_000);
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { CLI, ensureBuilt } from './built';
+import { CLI, ensureBuilt } from '../support/built';
 
 jest.setTimeout(60_000);
 

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { ensureNode, ensureNode22 } from '../zapier/support/node22';
-import { PACKAGES, ensureBuilt } from './built';
+import { PACKAGES, ensureBuilt } from '../support/built';
 
 const ROOT = path.resolve(__dirname, '../..');
 const run = promisify(execFile);

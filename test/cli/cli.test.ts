@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { CertificateServiceError, createClient, signPayload } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { CLI, ensureBuilt } from './built';
+import { CLI, ensureBuilt } from '../support/built';
 import { freePort } from '../support/net';
 
 // Each CLI run is a fresh Node process (about 0.5 s here on a busy machine).
