@@ -6,7 +6,8 @@ import { Api } from '@certificate-service/sandbox/testing';
 import { type Receiver, startReceiver } from '@certificate-service/sandbox/testing';
 
 const TIME_SCALE = 0.00001; // 1 m -> 0.6 ms ... 24 h -> 864 ms
-const TIMEOUT_MS = 150;
+// Long enough that a busy machine's answer of 200 ms is in time; the hang test waits it once.
+const TIMEOUT_MS = 1000;
 let sb: Sandbox;
 let api: Api;
 const receivers: Receiver[] = [];
@@ -85,22 +86,30 @@ test('no answer within the timeout counts as a failure and is retried', async ()
 });
 
 test('a slow but in-time answer is a success', async () => {
-  const { deliveryId, mine } = await setup(() => ({ status: 200, delayMs: 60 }));
+  const { deliveryId, mine } = await setup(() => ({ status: 200, delayMs: 200 }));
   await sb.controls.waitForDeliveries((log) => log.some((d) => d.deliveryId === deliveryId));
   expect(mine()).toEqual([expect.objectContaining({ attempt: 1, status: 200, outcome: 'succeeded' })]);
 });
 
 test('connection refused is retried, and deleting the subscription stops the retries', async () => {
-  // Port 1 is privileged and unused: nothing can start listening there during the test.
-  const deadUrl = 'http://127.0.0.1:1/hook';
-  sb.controls.resetCounters();
-  const { sub, deliveryId, mine } = await setup(() => 200, deadUrl);
-  await sb.controls.waitForDeliveries((log) => log.filter((d) => d.deliveryId === deliveryId).length >= 3);
-  expect(mine()[0]).toMatchObject({ error: 'ECONNREFUSED', outcome: 'retrying' });
-  expect((await api.delete(`/webhooks/subscriptions/${sub.id}`)).status).toBe(204);
-  const countAtDelete = mine().length;
-  await new Promise((r) => setTimeout(r, 1200)); // past every remaining scaled delay
-  expect(mine().length).toBeLessThanOrEqual(countAtDelete + 1); // at most one attempt was already in flight
-  expect(mine().length).toBeLessThan(MAX_ATTEMPTS);
-  expect(sb.controls.counters().deliveries).toMatchObject({ failed: 1, pending: 0 });
+  // Its own sandbox, at a time scale where the 4th retry waits 720 ms (2 h): the deletion lands
+  // well before it even on a busy machine, and the 5th (12 h, 4.3 s) is never reached.
+  const slow = await createSandbox({ rateLimit: false, timeScale: 0.0001 });
+  try {
+    const own = new Api(slow.baseUrl, slow.controls.createWorkspace().apiKey);
+    // Port 1 is privileged and unused: nothing can start listening there during the test.
+    const sub = (await own.post('/webhooks/subscriptions', { url: 'http://127.0.0.1:1/hook', events: ['certificate.issued'] })).body;
+    const { deliveryId } = (await own.post(`/webhooks/subscriptions/${sub.id}/test`)).body as { deliveryId: string };
+    const mine = () => slow.controls.deliveries().filter((d) => d.deliveryId === deliveryId);
+    await slow.controls.waitForDeliveries((log) => log.filter((d) => d.deliveryId === deliveryId).length >= 3, 8000);
+    expect(mine()[0]).toMatchObject({ error: 'ECONNREFUSED', outcome: 'retrying' });
+    expect((await own.delete(`/webhooks/subscriptions/${sub.id}`)).status).toBe(204);
+    const countAtDelete = mine().length;
+    await new Promise((r) => setTimeout(r, 1200)); // past the 720 ms retry that the deletion cancelled
+    expect(mine().length).toBeLessThanOrEqual(countAtDelete + 1); // at most one attempt was already in flight
+    expect(mine().length).toBeLessThan(MAX_ATTEMPTS);
+    expect(slow.controls.counters().deliveries).toMatchObject({ failed: 1, pending: 0 });
+  } finally {
+    await slow.close();
+  }
 });
