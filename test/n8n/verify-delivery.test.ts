@@ -7,7 +7,7 @@ import { NodeOperationError, type INodeExecutionData } from 'n8n-workflow';
 
 import { signPayload } from '@certificate-service/sdk/core';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
-import { resetVerifyMemory } from '../../n8n/nodes/CertificateService/actions/delivery/verify.operation';
+import { resetDeliveryMemory } from '../../n8n/nodes/CertificateService/helpers/delivery-memory';
 import { recipient } from './fixtures';
 import { fakeExecute, type FakeOptions } from './fake-context';
 
@@ -35,7 +35,7 @@ const run = async (items: INodeExecutionData[], extra: Partial<FakeOptions> = {}
 	return { out: (await new CertificateService().execute.call(fake.context))[0], requests: fake.requests };
 };
 
-beforeEach(() => resetVerifyMemory());
+beforeEach(() => resetDeliveryMemory());
 
 it('outputs each verified delivery as the flat event, with its delivery id, paired with its item; no API call', async () => {
 	const { out, requests } = await run([webhookItem('whe_1'), webhookItem('whe_2')]);
