@@ -51,7 +51,7 @@ export function memoryStore(maxSize = 1000, options: MemoryStoreOptions = {}): D
   }
   const pendingMs = options.pendingMs ?? DEFAULT_PENDING_MS;
   if (typeof pendingMs !== 'number' || !(pendingMs > 0)) throw new RangeError(`memoryStore: pendingMs must be a positive number of ms (got ${String(pendingMs)}).`);
-  const now = options.now ?? Date.now;
+  const now = options.now ?? (() => Date.now());
   /** `done`, or the time until which the id is pending. Insertion order is the LRU order. */
   const ids = new Map<string, 'done' | number>();
   const put = (id: string, value: 'done' | number) => {
