@@ -9,12 +9,13 @@ import { RateLimiter } from './rate-limit';
 import { seedDemo } from './seed';
 import { Store } from './store';
 import { Timers } from './timers';
-import type { BulkResponseShape, ListShape, RecipientOrder, ResolvedOptions } from './types';
+import type { BulkResponseShape, ListShape, RecipientOrder, ResolvedOptions, TestDeliveryShape } from './types';
 
 export interface Settings {
   listShape: ListShape;
   bulkResponseShape: BulkResponseShape;
   recipientOrder: RecipientOrder;
+  testDelivery: TestDeliveryShape;
 }
 
 export interface SandboxContext {
@@ -57,7 +58,7 @@ export function createContext(options: ResolvedOptions): SandboxContext {
     deliveries,
     events,
     mail: new Mail(store, events, timers, options.mailDelayMs),
-    settings: { listShape: options.listShape, bulkResponseShape: 'data', recipientOrder: options.recipientOrder },
+    settings: { listShape: options.listShape, bulkResponseShape: 'data', recipientOrder: options.recipientOrder, testDelivery: 'recipient' },
   };
   if (options.seed) seedDemo(store, ids, options.quota);
   return sb;
@@ -75,5 +76,6 @@ export function resetContext(sb: SandboxContext): void {
   sb.settings.listShape = sb.options.listShape;
   sb.settings.bulkResponseShape = 'data';
   sb.settings.recipientOrder = sb.options.recipientOrder;
+  sb.settings.testDelivery = 'recipient';
   if (sb.options.seed) seedDemo(sb.store, sb.ids, sb.options.quota);
 }

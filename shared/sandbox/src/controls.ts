@@ -15,6 +15,8 @@ import {
   type ListShape,
   RECIPIENT_ORDERS,
   type RecipientOrder,
+  TEST_DELIVERY_SHAPES,
+  type TestDeliveryShape,
 } from './types';
 import { recordView, type ViewerInfo } from './viewing';
 
@@ -41,6 +43,7 @@ export interface SettingsInfo {
   listShape: ListShape;
   bulkResponseShape: BulkResponseShape;
   recipientOrder: RecipientOrder;
+  testDelivery: TestDeliveryShape;
   duplicateDeliveries: number;
 }
 
@@ -54,6 +57,8 @@ export interface SandboxControls {
   setBulkResponseShape(shape: BulkResponseShape): void;
   /** Recipient lists newest first (default) or oldest first. */
   setRecipientOrder(order: RecipientOrder): void;
+  /** The `data` of the test delivery: a recipient sample (default), `{}` or `[]`. */
+  setTestDelivery(shape: TestDeliveryShape): void;
   settings(): SettingsInfo;
   counters(): CountersSnapshot;
   resetCounters(): void;
@@ -104,6 +109,7 @@ export function createControls(sb: SandboxContext): SandboxControls {
     setBulkResponseShape: (shape) =>
       void (sb.settings.bulkResponseShape = oneOf(BULK_RESPONSE_SHAPES, shape, 'bulkResponseShape')),
     setRecipientOrder: (order) => void (sb.settings.recipientOrder = oneOf(RECIPIENT_ORDERS, order, 'recipientOrder')),
+    setTestDelivery: (shape) => void (sb.settings.testDelivery = oneOf(TEST_DELIVERY_SHAPES, shape, 'testDelivery')),
     settings: () => ({ ...sb.settings, duplicateDeliveries: sb.deliveries.duplicates }),
     counters: () => sb.counters.snapshot(sb.deliveries.pending),
     resetCounters: () => sb.counters.reset(),

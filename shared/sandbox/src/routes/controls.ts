@@ -32,7 +32,7 @@ export function createControlRouter(): Router<ControlRequest> {
     { method: 'DELETE', pattern: '/faults', handler: (c) => (c.controls.clearFaults(), none) },
     { method: 'GET', pattern: '/settings', handler: (c) => ok(c.controls.settings()) },
     {
-      // Any subset of { listShape, bulkResponseShape, recipientOrder, duplicateDeliveries }.
+      // Any subset of { listShape, bulkResponseShape, recipientOrder, testDelivery, duplicateDeliveries }.
       method: 'PUT',
       pattern: '/settings',
       handler: (c) => {
@@ -40,6 +40,7 @@ export function createControlRouter(): Router<ControlRequest> {
         if (body.listShape !== undefined) c.controls.setListShape(body.listShape as ListShape);
         if (body.bulkResponseShape !== undefined) c.controls.setBulkResponseShape(body.bulkResponseShape as BulkResponseShape);
         if (body.recipientOrder !== undefined) c.controls.setRecipientOrder(body.recipientOrder as never);
+        if (body.testDelivery !== undefined) c.controls.setTestDelivery(body.testDelivery as never);
         if (body.duplicateDeliveries !== undefined) c.controls.setDuplicateDeliveries(body.duplicateDeliveries as number);
         return ok(c.controls.settings());
       },
