@@ -13,12 +13,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
-import { createClient, signPayload, type Recipient } from '@certificate-service/sdk';
+import { createClient, type Recipient } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { ensureN8nInstalled, startN8n, type N8nInstance } from './harness';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './package-setup';
+import { GAVE_UP, N8N_STARTED, postDelivery } from '../../support/deliver';
 
 jest.setTimeout(180_000);
 
@@ -27,12 +27,6 @@ jest.setTimeout(180_000);
 const { DatabaseSync } = require('node:sqlite') as typeof import('node:sqlite');
 
 const TRIGGER_NAME = 'Certificate Service Trigger';
-/**
- * n8n 2.41.1's answer to a webhook call that started an execution (responseMode onReceived):
- * the node's responseData, which defaults to the text "firstEntryJson" (webhook-helpers.js,
- * evaluateResponseOptions; webhook-on-received-response-extractor.js returns it as the body).
- */
-const STARTED = 'firstEntryJson';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('the instant trigger in a real n8n (one process, SQLite): pending, claimed, released', () => {
@@ -65,41 +59,9 @@ describe('the instant trigger in a real n8n (one process, SQLite): pending, clai
     for (let i = 0; i < rows; i++) insert.run(i);
   }
 
-  /**
-   * POSTs one signed copy of the delivery, as the service does: a fresh `t`, and a fresh
-   * connection (no keep-alive, as the sandbox's sender), so an idle socket n8n is closing is
-   * never reused. `abortAfterMs`: the sender gives up and closes the socket, as the service
-   * does after 10 s.
-   */
-  function deliver(deliveryId: string, opts: { abortAfterMs?: number } = {}): Promise<{ status: number; retryAfter: string | null; body: string; ms: number }> {
-    const event = { id: `whe_${deliveryId}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: recipient };
-    const body = JSON.stringify(event);
-    const started = Date.now();
-    return new Promise((resolve) => {
-      const req = http.request(url, {
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json', 'user-agent': 'Service-Webhook/1', 'x-service-event': event.type, 'x-service-delivery': deliveryId, ...signPayload(secret, body) },
-      });
-      const timer = setTimeout(() => {
-        req.destroy();
-        resolve({ status: 0, retryAfter: null, body: 'the sender gave up', ms: Date.now() - started });
-      }, opts.abortAfterMs ?? 60_000);
-      req.on('response', (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, retryAfter: (res.headers['retry-after'] as string | undefined) ?? null, body: text, ms: Date.now() - started });
-        });
-      });
-      req.on('error', (error) => {
-        clearTimeout(timer);
-        resolve({ status: 0, retryAfter: null, body: String(error), ms: Date.now() - started });
-      });
-      req.end(body);
-    });
-  }
+  /** One attempt of the delivery, as the service makes it (test/support/deliver.ts). */
+  const deliver = (deliveryId: string, opts: { abortAfterMs?: number } = {}) =>
+    postDelivery(url, secret, { id: `whe_${deliveryId}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: recipient }, deliveryId, opts);
 
   /** Sends the delivery again while it is answered 503 (pending), as the service's retries would. */
   async function deliverOnceSettled(deliveryId: string) {
@@ -195,7 +157,7 @@ describe('the instant trigger in a real n8n (one process, SQLite): pending, clai
 
     gateInserts({});
     const retry = await deliver('whd_refused');
-    expect([retry.status, retry.body]).toEqual([200, STARTED]);
+    expect([retry.status, retry.body]).toEqual([200, N8N_STARTED]);
     const again = await deliver('whd_refused');
     expect([again.status, JSON.parse(again.body)]).toEqual([200, { received: true, duplicate: true }]);
     expect(await runsOf('whd_refused')).toBe(1);
@@ -220,9 +182,9 @@ describe('the instant trigger in a real n8n (one process, SQLite): pending, clai
       expect(firstAnswer.status).toBeGreaterThanOrEqual(500);
       expect(await runsOf(id)).toBe(0);
       const retry = await deliver(id);
-      expect([retry.status, retry.body]).toEqual([200, STARTED]);
+      expect([retry.status, retry.body]).toEqual([200, N8N_STARTED]);
     } else {
-      expect([firstAnswer.status, firstAnswer.body]).toEqual([200, STARTED]);
+      expect([firstAnswer.status, firstAnswer.body]).toEqual([200, N8N_STARTED]);
       const later = await deliver(id);
       expect(JSON.parse(later.body)).toEqual({ received: true, duplicate: true });
     }
@@ -236,12 +198,12 @@ describe('the instant trigger in a real n8n (one process, SQLite): pending, clai
     const id = `whd_gone_${refuse ? 'refused' : 'ran'}`;
     gateInserts({ slow: true, refuse });
     const gone = await deliver(id, { abortAfterMs: 1_500 });
-    expect(gone).toMatchObject({ status: 0, body: 'the sender gave up' }); // as the service does after 10 s
+    expect(gone).toMatchObject({ status: 0, body: GAVE_UP }); // as the service does after 10 s
     // n8n goes on with the first attempt. The gate is lifted once its insert is done (the DROP
     // waits for n8n's write), and a copy is answered 503 until n8n has answered the first.
     gateInserts({});
     const next = await deliverOnceSettled(id);
-    expect(next.body).toEqual(refuse ? STARTED : JSON.stringify({ received: true, duplicate: true }));
+    expect(next.body).toEqual(refuse ? N8N_STARTED : JSON.stringify({ received: true, duplicate: true }));
     expect(await runsOf(id)).toBe(1);
   });
 });
