@@ -134,11 +134,11 @@ describe('the instant trigger in queue mode: pending, claimed, released', () => 
     const refused = await deliver('whd_q_refused');
     expect(refused.status).toBeGreaterThanOrEqual(500);
     expect(refused.body).not.toContain('duplicate');
-    const webhookLogs = q.webhooks.map((w) => w.logs()).join('\n');
-    expect(webhookLogs).toMatch(/Certificate Service Trigger: n8n answered 5\d\d to delivery whd_q_refused; the service will retry it, and the retry runs/);
     gateInserts({});
     const retry = await deliver('whd_q_refused');
-    expect([retry.status, retry.body, retry.servedBy]).toEqual([200, N8N_STARTED, refused.servedBy]);
+    expect([retry.status, retry.body, retry.servedBy]).toEqual([200, N8N_STARTED, refused.servedBy]); // not "duplicate": it runs
+    const webhookLogs = q.webhooks.map((w) => w.logs()).join('\n');
+    expect(webhookLogs).toMatch(/Certificate Service Trigger: n8n answered 5\d\d to delivery whd_q_refused; the service will retry it, and the retry runs/);
     const again = await deliver('whd_q_refused');
     expect([again.status, JSON.parse(again.body)]).toEqual([200, { received: true, duplicate: true }]);
     expect(await runsOf('whd_q_refused')).toBe(1);
