@@ -331,6 +331,7 @@ describe('R9: faults in queue mode', () => {
       reachedUsNotRun: perDelivery.reachedUsNotRun,
       lostWhy: perDelivery.why,
       executionsByStatus: tally(list.map((e) => e.status)),
+      executionErrors: tally(list.filter((e) => e.error).map((e) => `${e.status}: ${e.error}`)),
       stuckExecutions: stuck,
       attempts: attempts.length,
       failedAttempts: failures(attempts),

@@ -65,6 +65,8 @@ export interface ExecutionSummary {
    * node's items with a new execution (webhook-helpers.js, prepareExecutionData).
    */
   storedEventId: string | undefined;
+  /** The error message of an execution that failed. */
+  error?: string;
 }
 
 /** Every execution of a workflow (all pages), with the event id each one ran for. */
@@ -82,6 +84,7 @@ export async function allExecutions(n8n: N8nInstance, workflowId: string, includ
         status: e.status,
         eventId: typeof item?.id === 'string' ? item.id : undefined,
         storedEventId: typeof stored?.id === 'string' ? stored.id : undefined,
+        ...(typeof e.data?.resultData?.error?.message === 'string' ? { error: e.data.resultData.error.message.slice(0, 160) } : {}),
       });
     }
     if (!page.nextCursor || page.data.length === 0) return out;
