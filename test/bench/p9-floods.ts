@@ -119,7 +119,12 @@ export function row(m: Measured): Row {
   const lostWhy = m.lost
     ? ` (${fmt(d.neverReachedUs)} never reached our code, ${fmt(d.lostAfterN8n2xx)} lost after n8n's own 2xx, ${fmt(d.reachedUsNotRun)} reached it but every attempt failed)`
     : '';
-  const started = m.executionsStarted > m.executions ? `; ${fmt(m.executionsStarted)} executions started, Verify dropped the copies` : '';
+  const started =
+    m.executionsStarted <= m.executions
+      ? ''
+      : m.path === 'verify'
+        ? `; ${fmt(m.executionsStarted)} executions started, Verify dropped the copies`
+        : `; ${fmt(m.executionsStarted)} executions listed, ${fmt(m.failedExecutions)} of them not successful`;
   const clean = once && m.attempts === m.deliveries && m.failedExecutions === 0 && m.settled;
   const details =
     `Sender: ${fmt(m.attempts)} attempts (failed: ${JSON.stringify(m.attemptFailures)}), ${m.senderFailed} deliveries given up after 7 attempts. ` +

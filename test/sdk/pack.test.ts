@@ -177,7 +177,7 @@ declare const app: any; // the reader's Express, Fastify or Hono app
 declare const express: any;
 declare const secret: string;
 declare const onEvent: (event: import('@certificate-service/sdk').WebhookEvent) => void;
-declare const redis: { set(key: string, value: string, options: object): Promise<string | null>; del(key: string): Promise<number> };
+declare const redis: { set(key: string, value: string, options: object): Promise<string | null>; get(key: string): Promise<string | null>; del(key: string): Promise<number> };
 declare module 'hono' {
   // A stand-in for the reader's Hono: the part the example uses.
   export class Hono {

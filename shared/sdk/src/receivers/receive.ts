@@ -26,7 +26,10 @@ export interface ReceiverOptions {
   store?: DeliveryStore;
   /** Replay window around the signed timestamp (default 300 s). */
   toleranceSeconds?: number;
-  /** Told about a failed `onEvent` or store (default: `console.error`). */
+  /**
+   * Told about a failed `onEvent` or store (answered 500), or a handled delivery the store could
+   * not record as done (a `NotRecordedError`, answered 200). Default: `console.error`.
+   */
   onError?: (error: unknown, event: WebhookEvent | undefined) => void;
   /**
    * Told about a genuine delivery that is not a certificate event (its `data` is no recipient,
@@ -45,6 +48,14 @@ export interface ReceiverAnswer {
     | { error: VerificationFailure | 'BODY_TOO_LARGE' | 'HANDLER_FAILED' | 'DELIVERY_PENDING'; message: string };
 }
 
+/** What `onError` is told when a handled delivery could not be recorded as done (the cause in `cause`). */
+export class NotRecordedError extends Error {
+  constructor(cause: unknown) {
+    super('The delivery was handled and answered 200, but the store could not record it as done: a copy may run again.', { cause });
+    this.name = 'NotRecordedError';
+  }
+}
+
 // A body problem is the sender's or the app's wiring (400); a signature problem is who sent it (401).
 const BAD_REQUEST: VerificationFailure[] = ['MISSING_BODY', 'NOT_RAW_BODY', 'INVALID_PAYLOAD'];
 
@@ -57,7 +68,10 @@ export function createReceiver(options: ReceiverOptions): (rawBody: unknown, hea
   if (secrets.length === 0) throw new Error('A receiver needs the subscription\'s signing secret (`secret`, starting with wh_sec_).');
   if (typeof options.onEvent !== 'function') throw new Error('A receiver needs an `onEvent(event, delivery)` function.');
   const store = options.store ?? memoryStore();
-  const onError = options.onError ?? ((error: unknown) => console.error('Certificate Service receiver: answered 500 so the service retries.', error));
+  const onError =
+    options.onError ??
+    ((error: unknown) =>
+      console.error(error instanceof NotRecordedError ? 'Certificate Service receiver:' : 'Certificate Service receiver: answered 500 so the service retries.', error));
   const onNotCertificate =
     options.onNotCertificate ??
     ((envelope: OtherEnvelope, why: string, deliveryId: string) =>
@@ -97,7 +111,7 @@ export function createReceiver(options: ReceiverOptions): (rawBody: unknown, hea
     // Handled: later copies are duplicates, whether or not the sender is still there to hear the
     // 200. A store that fails to record it is told, but the answer stays 200: a 500 would have the
     // service deliver again what already ran.
-    await settle?.(true).catch((error: unknown) => onError(error, event));
+    await settle?.(true).catch((error: unknown) => onError(new NotRecordedError(error), event));
     return { status: 200, body: { received: true } };
   };
 }
