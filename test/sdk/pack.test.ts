@@ -110,7 +110,7 @@ describe('@certificate-service/sdk', () => {
       import { createRequire } from 'node:module';
       const cjs = createRequire(import.meta.url)('@certificate-service/sdk');
       const me = await createClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY }).auth();
-      const body = JSON.stringify({ id: 'whe_1', type: 'certificate.issued', createdAt: 'x', data: {} });
+      const body = JSON.stringify({ id: 'whe_1', type: 'certificate.issued', createdAt: 'x', data: { id: 'rec_1' } });
       const event = verifyDelivery(body, signPayload('wh_sec_abcdefgh', body), 'wh_sec_abcdefgh');
       console.log(JSON.stringify({ me, type: event.type, web: typeof createWebHandler, same: cjs.CertificateServiceError === CertificateServiceError }));`;
     const { stdout } = await node(apps.sdk, ['--input-type=module', '-e', script], { BASE_URL: sb.baseUrl, API_KEY: sb.apiKey });
