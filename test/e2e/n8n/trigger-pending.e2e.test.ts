@@ -147,6 +147,23 @@ describe('the instant trigger in a real n8n (one process, SQLite): pending, clai
 
   afterEach(() => gateInserts({}));
 
+  it.each(['empty-object', 'empty-array'] as const)('the service\'s test delivery with no recipient (sandbox testDelivery %s): answered 200 notCertificate, nothing runs', async (shape) => {
+    const sub = sb.controls.subscriptions().find((s) => s.url === url)!;
+    const before = (await n8n.executions(workflowId)).length;
+    sb.controls.setTestDelivery(shape);
+    try {
+      const { deliveryId } = (await createClient({ baseUrl: sb.baseUrl, apiKey: sb.apiKey }).testSubscription(sub.id)) as { deliveryId: string };
+      const [attempt] = await sb.controls.waitForDeliveries((log) => log.some((a) => a.deliveryId === deliveryId), 30_000).then((log) => log.filter((a) => a.deliveryId === deliveryId));
+      expect(attempt).toMatchObject({ status: 200, outcome: 'succeeded' });
+      expect(JSON.parse(attempt.answer!)).toEqual({ received: true, notCertificate: true, ignored: shape === 'empty-array' ? 'data is an array, not a recipient' : 'data has no recipient id' });
+    } finally {
+      sb.controls.setTestDelivery('recipient');
+    }
+    await sleep(1_000); // n8n creates an execution before it answers; none may appear
+    expect((await n8n.executions(workflowId)).length).toBe(before);
+    expect(n8n.logs()).toMatch(/Certificate Service Trigger: delivery whd_\S+ \(certificate\.issued\) is not a certificate event/);
+  });
+
   it('the execution insert refused: n8n answers non-2xx (not "duplicate"), and the retry runs exactly once', async () => {
     gateInserts({ refuse: true });
     const refused = await deliver('whd_refused');
