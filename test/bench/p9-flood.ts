@@ -7,6 +7,7 @@ import { createClient } from '@certificate-service/sdk';
 import type { N8nInstance } from '../e2e/n8n/harness';
 import type { Sandbox } from '@certificate-service/sandbox';
 import { round } from './measure';
+import { attemptLabel, lostDeliveries, releasedIds, type LostDeliveries } from '../support/delivery-outcomes';
 
 export type PathName = 'trigger' | 'verify';
 
@@ -104,6 +105,13 @@ interface Execution {
   error?: string;
   /** Event ids the output node emitted (none: a duplicate the Verify node dropped). */
   eventIds: string[];
+  /** The X-Service-Delivery the Webhook node received (Verify path only). */
+  deliveryId?: string;
+  /**
+   * The event id (trigger path) the execution was created for, read also from an execution
+   * that never ran: n8n stores the start node's items with it (nodeExecutionStack).
+   */
+  storedEventId?: string;
 }
 
 /** Every execution of the workflow newer than `sinceId`, with the event ids its output node emitted. */
@@ -117,7 +125,19 @@ export async function executionsSince(main: N8nInstance, p: FloodPath, sinceId: 
       if (Number(e.id) <= sinceId) return out;
       const items: Array<{ json: { id?: unknown } }> = e.data?.resultData?.runData?.[p.outputNode]?.[0]?.data?.main?.[0] ?? [];
       const error: string | undefined = e.data?.resultData?.error?.message;
-      out.push({ id: Number(e.id), status: e.status, stoppedAt: e.stoppedAt, eventIds: items.map((i) => String(i.json.id)), ...(error ? { error } : {}) });
+      const startItem = e.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0]?.json;
+      const webhookItem = e.data?.resultData?.runData?.Webhook?.[0]?.data?.main?.[0]?.[0]?.json ?? (p.path === 'verify' ? startItem : undefined);
+      const deliveryId: unknown = webhookItem?.headers?.['x-service-delivery'];
+      const storedEventId: unknown = p.path === 'trigger' ? (items[0]?.json.id ?? startItem?.id) : undefined;
+      out.push({
+        id: Number(e.id),
+        status: e.status,
+        stoppedAt: e.stoppedAt,
+        eventIds: items.map((i) => String(i.json.id)),
+        ...(error ? { error } : {}),
+        ...(typeof deliveryId === 'string' ? { deliveryId } : {}),
+        ...(typeof storedEventId === 'string' ? { storedEventId } : {}),
+      });
     }
     if (!page.nextCursor || page.data.length === 0) return out;
     cursor = page.nextCursor;
@@ -135,8 +155,15 @@ export interface FloodResult {
   duplicates: number;
   /** Deliveries that had not run when counting stopped (with `settled`, never). */
   lost: number;
-  /** Of those, the ones the sender saw answered 2xx: accepted by n8n, then never run. */
+  /** Of those, the ones the sender saw answered 2xx (by anyone: n8n, or our "duplicate"). */
   lostAfter2xx: number;
+  /**
+   * Lost, counted per delivery by who answered (test/support/delivery-outcomes.ts):
+   * `duplicateButNeverRan` (ours, target 0), `lostAfterN8n2xx` (n8n answered 2xx after storing
+   * the execution, then lost it), `neverReachedUs` (n8n or nginx refused every attempt before our
+   * code), `reachedUsNotRun` (the sender gave up on attempts our code saw fail), and why.
+   */
+  perDelivery: LostDeliveries;
   /** Every execution the flood started (for the Verify path, including the copies it dropped). */
   executionsStarted: number;
   failedExecutions: number;
@@ -165,7 +192,17 @@ const tally = (keys: string[]) => keys.reduce<Record<string, number>>((t, k) => 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Issues `certificates` with send: true in bulk calls of 100, then counts until everything settled. */
-export async function flood(main: N8nInstance, sb: Sandbox, p: FloodPath, certificates: number, log: (line: string) => void, timeoutMs = 12 * 60_000, afterSenderMs = 90_000): Promise<FloodResult> {
+export async function flood(
+  main: N8nInstance,
+  sb: Sandbox,
+  p: FloodPath,
+  certificates: number,
+  log: (line: string) => void,
+  /** The logs of the processes that run webhook() (main, or the webhook processes). */
+  webhookLogs: () => string,
+  timeoutMs = 12 * 60_000,
+  afterSenderMs = 90_000,
+): Promise<FloodResult> {
   const before = await executionsSince(main, p, 0, false);
   const sinceId = Math.max(0, ...before.map((e) => e.id));
   const core = createClient({ baseUrl: sb.baseUrl, apiKey: p.apiKey });
@@ -234,8 +271,13 @@ export async function flood(main: N8nInstance, sb: Sandbox, p: FloodPath, certif
     }
   }
   const ran = [...runs.values()].reduce((a, b) => a + b, 0);
-  const perDelivery = new Map<string, number>();
-  for (const a of attempts) perDelivery.set(a.deliveryId, Math.max(perDelivery.get(a.deliveryId) ?? 0, a.attempt));
+  // Verify path: executions whose Verify output nothing dropped their delivery as a duplicate.
+  const droppedAsDuplicate = new Set(executions.filter((e) => e.status === 'success' && e.eventIds.length === 0 && e.deliveryId).map((e) => e.deliveryId!));
+  const eventOfDelivery = new Map(attempts.map((a) => [a.deliveryId, a.eventId]));
+  const stored = new Set(executions.map((e) => e.storedEventId ?? eventOfDelivery.get(e.deliveryId ?? '')).filter((id): id is string => !!id));
+  const perDelivery = lostDeliveries([...ids], runs, attempts, { released: releasedIds(webhookLogs()), droppedAsDuplicate, stored });
+  const mostAttemptsOf = new Map<string, number>();
+  for (const a of attempts) mostAttemptsOf.set(a.deliveryId, Math.max(mostAttemptsOf.get(a.deliveryId) ?? 0, a.attempt));
   return {
     path: p.path,
     certificates,
@@ -245,15 +287,16 @@ export async function flood(main: N8nInstance, sb: Sandbox, p: FloodPath, certif
     duplicates: [...runs.values()].reduce((n, c) => n + c - 1, 0),
     lost: events.filter((e) => !runs.has(e.id)).length,
     lostAfter2xx: events.filter((e) => !runs.has(e.id) && attempts.some((a) => a.eventId === e.id && a.outcome === 'succeeded')).length,
+    perDelivery,
     executionsStarted: executions.length,
     failedExecutions: executions.filter((e) => e.status !== 'success').length,
     executionErrors: tally(executions.filter((e) => e.status !== 'success').map((e) => `${e.status}: ${(e.error ?? '').slice(0, 160)}`)),
-    attemptFailures: tally(attempts.filter((a) => a.outcome !== 'succeeded').map((a) => (a.error?.startsWith('timeout') ? 'timeout' : String(a.status ?? a.error)))),
+    attemptFailures: tally(attempts.filter((a) => a.outcome !== 'succeeded').map(attemptLabel)),
     attempts: attempts.length,
     attemptsPerDelivery: round(attempts.length / events.length, 3),
     timedOutAttempts: attempts.filter((a) => a.error?.startsWith('timeout')).length,
     otherFailedAttempts: attempts.filter((a) => a.outcome !== 'succeeded' && !a.error?.startsWith('timeout')).length,
-    mostAttempts: Math.max(0, ...perDelivery.values()),
+    mostAttempts: Math.max(0, ...mostAttemptsOf.values()),
     senderFailed: attempts.filter((a) => a.outcome === 'failed').length,
     allExecutedSeconds: round((Math.max(0, ...firstDone.values()) - t0) / 1000, 1),
     senderDoneSeconds: round((Math.max(...attempts.map((a) => a.atMs + a.durationMs)) - t0) / 1000, 1),

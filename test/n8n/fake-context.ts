@@ -150,6 +150,8 @@ const recordingLogger = (into: string[]) => {
 export interface FakeExecute {
 	context: IExecuteFunctions;
 	requests: RecordedRequest[];
+	/** What the node passed to addExecutionHints (shown in n8n's output pane). */
+	hints: Array<{ message: string; type?: string; location?: string }>;
 }
 
 export function fakeExecute(options: FakeOptions): FakeExecute {
@@ -158,7 +160,9 @@ export function fakeExecute(options: FakeOptions): FakeExecute {
 	const credentials = options.credentials ?? TEST_CREDENTIALS;
 	const items: INodeExecutionData[] = options.items ?? [{ json: {} }];
 	const getNodeParameter = paramReader(options.params);
+	const hints: FakeExecute['hints'] = [];
 	const context = {
+		addExecutionHints: (...added: FakeExecute['hints']) => void hints.push(...added),
 		getNode: () => node,
 		getWorkflow: () => ({ id: options.workflowId ?? 'wf-test' }),
 		getInputData: () => items,
@@ -186,7 +190,7 @@ export function fakeExecute(options: FakeOptions): FakeExecute {
 				(Array.isArray(data) ? data : [data]).map((json) => ({ json })),
 		},
 	};
-	return { context: context as unknown as IExecuteFunctions, requests };
+	return { context: context as unknown as IExecuteFunctions, requests, hints };
 }
 
 export function fakeLoadOptions(options: { params?: Params; credentials?: Credentials } = {}) {
@@ -257,33 +261,52 @@ export interface WebhookOptions {
 
 export interface FakeResponse {
 	statusCode?: number;
+	headers: Record<string, string>;
 	body?: unknown;
+	/** Times the answer was written (res.end). */
+	ended: number;
 }
 
+/**
+ * The webhook call's context, and the response as Express gives it to n8n: `status`, `set`,
+ * `json`/`send` (which end it, as Express's do), `end`. `answer(status)` writes the answer the
+ * way n8n does after webhook() returned (webhook-request-handler.js): 200 once the execution
+ * is stored and started, a 5xx when that failed.
+ */
 export function fakeWebhook(options: WebhookOptions) {
 	const node = makeNode({
 		id: options.nodeId ?? 'trigger-1',
 		name: 'Certificate Service Trigger',
 		type: 'CUSTOM.certificateServiceTrigger',
 	});
-	const response: FakeResponse = {};
+	const response: FakeResponse = { headers: {}, ended: 0 };
 	const res = {
+		statusCode: 200,
 		status(code: number) {
+			res.statusCode = code;
 			response.statusCode = code;
+			return res;
+		},
+		set(name: string, value: string) {
+			response.headers[name] = value;
 			return res;
 		},
 		json(body: unknown) {
 			response.body = body;
-			return res;
+			return res.end();
 		},
 		send(body: unknown) {
 			response.body = body;
-			return res;
+			return res.end();
 		},
 		end() {
+			response.ended++;
 			return res;
 		},
 	};
+	const answer = (status = 200, body: unknown = status < 300 ? { message: 'Workflow was started' } : { code: status, message: 'There was a problem executing the workflow' }) =>
+		res.status(status).json(body);
+	const warnings: string[] = [];
 	const read = paramReader(options.params);
 	// n8n lower-cases incoming header names.
 	const headers = Object.fromEntries(Object.entries(options.headers).map(([k, v]) => [k.toLowerCase(), v]));
@@ -298,13 +321,13 @@ export function fakeWebhook(options: WebhookOptions) {
 		getBodyData: () => ({}),
 		getNodeParameter: (name: string, fallback?: unknown, opts?: { extractValue?: boolean }) =>
 			read(name, 0, fallback, opts),
-		logger,
+		logger: { ...logger, warn: (m: string) => warnings.push(m) },
 		helpers: {
 			returnJsonArray: (data: IDataObject | IDataObject[]) =>
 				(Array.isArray(data) ? data : [data]).map((json) => ({ json })),
 		},
 	};
-	return { context: context as unknown as IWebhookFunctions, response };
+	return { context: context as unknown as IWebhookFunctions, response, answer, warnings };
 }
 
 /** `n` input items. */

@@ -10,7 +10,8 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { flattenEvent, signPayload } from '@certificate-service/sdk/core';
 import type { WebhookEvent } from '@certificate-service/sdk/core';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
-import { isDuplicateDelivery, MEMORY_DELIVERIES, resetDeliveryMemory } from '../../n8n/nodes/CertificateServiceTrigger/deliveries';
+import { triggerStore } from '../../n8n/nodes/CertificateServiceTrigger/deliveries';
+import { MEMORY_DELIVERIES, resetDeliveryMemory } from '../../n8n/nodes/CertificateService/helpers/delivery-memory';
 import { API, BASE, apiError, recipient } from './fixtures';
 import { fakeHook, fakeWebhook, rl } from './fake-context';
 import { setupNock } from '../support/nock';
@@ -293,35 +294,127 @@ describe('webhook()', () => {
 		expect(response.body).toMatchObject({ error: 'NO_SECRET' });
 	});
 
-	it('a duplicate delivery id is answered 200 and starts nothing, even before static data is saved', async () => {
-		const headers = headersFor(body, { deliveryId: 'dlv_dup' });
-		// n8n reads the workflow afresh for every request and saves static data only when the
-		// run ends, so the second request sees the old (empty) static data: a fresh copy here.
-		const first = fakeWebhook({ params, rawBody: Buffer.from(body), headers, staticData: state() });
-		const second = fakeWebhook({ params, rawBody: Buffer.from(body), headers, staticData: state() });
-		expect((await trigger.webhook.call(first.context)).workflowData).toHaveLength(1);
-		const result = await trigger.webhook.call(second.context);
-		expect(result.workflowData).toBeUndefined();
-		expect(result.webhookResponse).toEqual({ received: true, duplicate: true });
+	/** One attempt: webhook(), then n8n's answer (`status`, or none: n8n has not answered yet). */
+	const attempt = async (headers: Record<string, string>, staticData: IDataObject, status?: number, raw = body) => {
+		const call = fakeWebhook({ params, rawBody: Buffer.from(raw), headers, staticData });
+		const result = await trigger.webhook.call(call.context);
+		if (status !== undefined && result.workflowData) call.answer(status);
+		return { ...call, result };
+	};
+
+	describe('pending, claimed, released', () => {
+		it('a copy while the first is pending (n8n has not answered it yet): 503 with Retry-After, starts nothing, writes nothing', async () => {
+			const headers = headersFor(body, { deliveryId: 'dlv_pending' });
+			const saved = state();
+			const first = await attempt(headers, saved);
+			expect(first.result.workflowData).toHaveLength(1);
+			const copy = await attempt(headers, saved);
+			expect(copy.result).toEqual({ noWebhookResponse: true });
+			expect(copy.response).toMatchObject({ statusCode: 503, headers: { 'Retry-After': '60' }, body: { error: 'DELIVERY_PENDING' } });
+			expect(saved.deliveryIds).toEqual([]);
+		});
+
+		it('n8n answers 2xx: claimed; a later copy is a duplicate (200, no run) and only then written to static data', async () => {
+			const headers = headersFor(body, { deliveryId: 'dlv_ok' });
+			const saved = state();
+			await attempt(headers, saved, 200);
+			expect(saved.deliveryIds).toEqual([]); // n8n would not save it on the call that runs
+			const copy = await attempt(headers, saved, 200);
+			expect(copy.result).toEqual({ webhookResponse: { received: true, duplicate: true } });
+			expect(saved.deliveryIds).toEqual(['dlv_ok']);
+		});
+
+		it('n8n answers 500 (the execution could not be stored): released, so the retry runs, once', async () => {
+			const headers = headersFor(body, { deliveryId: 'dlv_failed' });
+			const saved = state();
+			const first = await attempt(headers, saved, 500);
+			expect(first.warnings.join('\n')).toMatch(/n8n answered 500 to delivery dlv_failed; the service will retry it, and the retry runs/);
+			expect(saved.deliveryIds).toEqual([]);
+			const retry = await attempt(headers, saved, 200);
+			expect(retry.result.workflowData).toHaveLength(1);
+			expect((await attempt(headers, saved, 200)).result).toEqual({ webhookResponse: { received: true, duplicate: true } });
+		});
+
+		it('a copy while pending, then the first fails: the copy ran nothing, the retry after it runs', async () => {
+			const headers = headersFor(body, { deliveryId: 'dlv_race' });
+			const saved = state();
+			const first = await attempt(headers, saved);
+			expect((await attempt(headers, saved)).response.statusCode).toBe(503);
+			first.answer(500);
+			expect((await attempt(headers, saved, 200)).result.workflowData).toHaveLength(1);
+		});
+
+		it('the sender has gone (socket closed, no "finish"): the status n8n writes still decides (read at res.end)', async () => {
+			const headers = headersFor(body, { deliveryId: 'dlv_gone' });
+			const saved = state();
+			const first = await attempt(headers, saved);
+			// Express's json() on a closed socket still calls end(): n8n wrote 200 after the run was stored.
+			first.answer(200);
+			expect((await attempt(headers, saved)).result).toEqual({ webhookResponse: { received: true, duplicate: true } });
+		});
+
+		it('the first end() decides: a second end() n8n adds on the next tick changes nothing', async () => {
+			const headers = headersFor(body, { deliveryId: 'dlv_twice' });
+			const saved = state();
+			const first = await attempt(headers, saved, 500);
+			first.context.getResponseObject().status(200).end();
+			expect((await attempt(headers, saved, 200)).result.workflowData).toHaveLength(1);
+		});
+
+		it('n8n never answers (the attempt is lost): released after the store\'s 5-minute lease, so a retry runs', async () => {
+			jest.useFakeTimers({ now: Date.now() });
+			try {
+				const headers = headersFor(body, { deliveryId: 'dlv_never' });
+				const saved = state();
+				await attempt(headers, saved);
+				jest.setSystemTime(Date.now() + 299_000);
+				expect((await attempt(headersFor(body, { deliveryId: 'dlv_never' }), saved)).response.statusCode).toBe(503);
+				jest.setSystemTime(Date.now() + 1_000);
+				expect((await attempt(headersFor(body, { deliveryId: 'dlv_never' }), saved, 200)).result.workflowData).toHaveLength(1);
+			} finally {
+				jest.useRealTimers();
+			}
+		});
 	});
 
 	it('a delivery that starts a run is not written to static data (n8n would not save it)', async () => {
 		const saved = state();
 		const first = fakeWebhook({ params, rawBody: Buffer.from(body), headers: headersFor(body), staticData: saved });
 		expect((await trigger.webhook.call(first.context)).workflowData).toHaveLength(1);
+		first.answer(200);
 		expect(saved.deliveryIds).toEqual([]);
 	});
 
 	it('its first duplicate is written to static data (n8n saves it: no run), so a restart no longer forgets it', async () => {
 		const headers = headersFor(body, { deliveryId: 'dlv_saved' });
 		const saved = state();
-		await trigger.webhook.call(fakeWebhook({ params, rawBody: Buffer.from(body), headers, staticData: saved }).context);
-		const dup = await trigger.webhook.call(fakeWebhook({ params, rawBody: Buffer.from(body), headers, staticData: saved }).context);
-		expect(dup.webhookResponse).toEqual({ received: true, duplicate: true });
+		await attempt(headers, saved, 200);
+		const dup = await attempt(headers, saved, 200);
+		expect(dup.result.webhookResponse).toEqual({ received: true, duplicate: true });
 		expect(saved.deliveryIds).toEqual(['dlv_saved']);
 		resetDeliveryMemory(); // n8n restarted
-		const again = fakeWebhook({ params, rawBody: Buffer.from(body), headers, staticData: saved });
-		expect((await trigger.webhook.call(again.context)).webhookResponse).toEqual({ received: true, duplicate: true });
+		expect((await attempt(headers, saved)).result.webhookResponse).toEqual({ received: true, duplicate: true });
+	});
+
+	it.each([
+		['data is []', []],
+		['data is {}', {}],
+	])('a signed envelope whose %s is never run: 200 notCertificate, a warning in the log, nothing claimed', async (_what, data) => {
+		const raw = JSON.stringify({ ...event, data });
+		const headers = headersFor(raw, { deliveryId: 'dlv_sample' });
+		const saved = state();
+		const call = await attempt(headers, saved, 200, raw);
+		expect(call.result.workflowData).toBeUndefined();
+		expect(call.result.webhookResponse).toEqual({
+			received: true,
+			notCertificate: true,
+			ignored: Array.isArray(data) ? 'data is an array, not a recipient' : 'data has no recipient id',
+		});
+		expect(call.response.statusCode).toBeUndefined(); // n8n answers the webhookResponse with 200
+		expect(call.warnings.join('\n')).toMatch(/delivery dlv_sample \(certificate\.issued\) is not a certificate event/);
+		expect(saved.deliveryIds).toEqual([]);
+		// the same envelope again is answered the same, never as a duplicate of something that ran
+		expect((await attempt(headers, saved, 200, raw)).result.webhookResponse).toMatchObject({ notCertificate: true });
 	});
 
 	it('the same delivery id for another trigger node is not a duplicate', async () => {
@@ -336,9 +429,7 @@ describe('webhook()', () => {
 		const saved = state();
 		for (let i = 0; i < 205; i++) {
 			const headers = headersFor(body);
-			for (let copy = 0; copy < 2; copy++) {
-				await trigger.webhook.call(fakeWebhook({ params, rawBody: Buffer.from(body), headers, staticData: saved }).context);
-			}
+			for (let copy = 0; copy < 2; copy++) await attempt(headers, saved, 200);
 		}
 		expect((saved.deliveryIds as string[]).length).toBe(200);
 	});
@@ -393,15 +484,20 @@ describe('webhook()', () => {
 describe('delivery memory sized for floods', () => {
 	beforeEach(() => resetDeliveryMemory());
 
-	it('a bulk issue of 10,000 with send (20,000 deliveries): a late retry of the first one is still a duplicate, the one before them is not', () => {
+	it('a bulk issue of 10,000 with send (20,000 deliveries): a late retry of the first one is still a duplicate, the one before them is not', async () => {
 		const staticData = {};
+		const store = triggerStore('node', staticData);
+		const handled = async (id: string) => {
+			expect(await store.claim(id)).toBe('taken');
+			await store.settle(id, true);
+		};
 		const ids = Array.from({ length: MEMORY_DELIVERIES }, (_, i) => `whd_flood_${i}`);
-		expect(isDuplicateDelivery('node', staticData, 'whd_before')).toBe(false);
-		for (const id of ids) expect(isDuplicateDelivery('node', staticData, id)).toBe(false);
+		await handled('whd_before');
+		for (const id of ids) await handled(id);
 		expect(MEMORY_DELIVERIES).toBe(20_000);
 		// The retry of the flood's first delivery (its first answer came after the sender's 10 s)
-		expect(isDuplicateDelivery('node', staticData, ids[0])).toBe(true);
+		expect(await store.claim(ids[0])).toBe('done');
 		// One id more than the memory holds was evicted: it would run again
-		expect(isDuplicateDelivery('node', staticData, 'whd_before')).toBe(false);
+		expect(await store.claim('whd_before')).toBe('taken');
 	});
 });

@@ -7,7 +7,7 @@ import { NodeOperationError, type INodeExecutionData } from 'n8n-workflow';
 
 import { signPayload } from '@certificate-service/sdk/core';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
-import { resetVerifyMemory } from '../../n8n/nodes/CertificateService/actions/delivery/verify.operation';
+import { resetDeliveryMemory } from '../../n8n/nodes/CertificateService/helpers/delivery-memory';
 import { recipient } from './fixtures';
 import { fakeExecute, type FakeOptions } from './fake-context';
 
@@ -15,9 +15,9 @@ const SECRET = 'wh_sec_verify_op_0123456789';
 const event = (id: string) => ({ id, type: 'certificate.issued', createdAt: new Date().toISOString(), data: recipient(1) });
 
 /** An item as n8n's Webhook node (v2, Raw Body on) outputs a delivery. */
-function webhookItem(id: string, options: { secret?: string; deliveryId?: string; raw?: boolean; body?: string } = {}): INodeExecutionData {
+function webhookItem(id: string, options: { secret?: string; deliveryId?: string; raw?: boolean; body?: string; data?: unknown } = {}): INodeExecutionData {
 	// The signature covers the event as sent; a changed body (options.body) is what it must not cover.
-	const sent = JSON.stringify(event(id));
+	const sent = JSON.stringify('data' in options ? { ...event(id), data: options.data } : event(id));
 	const body = options.body ?? sent;
 	const signed = signPayload(options.secret ?? SECRET, sent);
 	const headers = Object.fromEntries(
@@ -32,10 +32,10 @@ function webhookItem(id: string, options: { secret?: string; deliveryId?: string
 const params = (options: Record<string, unknown> = {}) => () => ({ resource: 'delivery', operation: 'verify', signingSecret: SECRET, rawBodyProperty: 'data', options });
 const run = async (items: INodeExecutionData[], extra: Partial<FakeOptions> = {}) => {
 	const fake = fakeExecute({ items, params: params(), ...extra });
-	return { out: (await new CertificateService().execute.call(fake.context))[0], requests: fake.requests };
+	return { out: (await new CertificateService().execute.call(fake.context))[0], requests: fake.requests, hints: fake.hints };
 };
 
-beforeEach(() => resetVerifyMemory());
+beforeEach(() => resetDeliveryMemory());
 
 it('outputs each verified delivery as the flat event, with its delivery id, paired with its item; no API call', async () => {
 	const { out, requests } = await run([webhookItem('whe_1'), webhookItem('whe_2')]);
@@ -81,3 +81,21 @@ it("with Record Delivery IDs: when n8n's store fails (two workers inserting its 
 	expect((await run([webhookItem('whe_1')], failing)).out.map((o) => o.json.id)).toEqual(['whe_1']);
 	expect((await run([webhookItem('whe_1')], failing)).out).toEqual([]);
 });
+
+it.each([
+	['data is []', []],
+	['data is {}', {}],
+])('a signed envelope whose %s is never output as a certificate event: a warning hint in the output pane; the next item still comes out', async (_what, data) => {
+	const { out, hints } = await run([webhookItem('whe_t', { data, deliveryId: 'whd_test' }), webhookItem('whe_2')]);
+	expect(out.map((o) => o.json.id)).toEqual(['whe_2']);
+	expect(hints).toEqual([
+		{
+			type: 'warning',
+			location: 'outputPane',
+			message: `1 signed delivery is not a certificate event and was not output (the service's test delivery may look like this): whd_test (certificate.issued: ${Array.isArray(data) ? 'data is an array, not a recipient' : 'data has no recipient id'})`,
+		},
+	]);
+	// Nothing was claimed for it: it is answered the same way again, never as a duplicate.
+	expect((await run([webhookItem('whe_t', { data, deliveryId: 'whd_test' })])).hints).toHaveLength(1);
+});
+

@@ -112,7 +112,7 @@ describe('@certificate-service/sdk', () => {
       import { createRequire } from 'node:module';
       const cjs = createRequire(import.meta.url)('@certificate-service/sdk');
       const me = await createClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY }).auth();
-      const body = JSON.stringify({ id: 'whe_1', type: 'certificate.issued', createdAt: 'x', data: {} });
+      const body = JSON.stringify({ id: 'whe_1', type: 'certificate.issued', createdAt: 'x', data: { id: 'rec_1' } });
       const event = verifyDelivery(body, signPayload('wh_sec_abcdefgh', body), 'wh_sec_abcdefgh');
       console.log(JSON.stringify({ me, type: event.type, web: typeof createWebHandler, same: cjs.CertificateServiceError === CertificateServiceError }));`;
     const { stdout } = await node(apps.sdk, ['--input-type=module', '-e', script], { BASE_URL: sb.baseUrl, API_KEY: sb.apiKey });
@@ -179,7 +179,7 @@ declare const app: any; // the reader's Express, Fastify or Hono app
 declare const express: any;
 declare const secret: string;
 declare const onEvent: (event: import('@certificate-service/sdk').WebhookEvent) => void;
-declare const redis: { set(key: string, value: string, options: object): Promise<string | null>; del(key: string): Promise<number> };
+declare const redis: { set(key: string, value: string, options: object): Promise<string | null>; get(key: string): Promise<string | null>; del(key: string): Promise<number> };
 declare module 'hono' {
   // A stand-in for the reader's Hono: the part the example uses.
   export class Hono {

@@ -9,9 +9,9 @@
 import zapier, { type Bundle, type ZObject } from 'zapier-platform-core';
 import type { IDataObject, IWebhookResponseData } from 'n8n-workflow';
 
-import { checkDelivery } from '@certificate-service/sdk/core';
+import { checkDelivery, type WebhookEvent } from '@certificate-service/sdk/core';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
-import { resetDeliveryMemory } from '../../n8n/nodes/CertificateServiceTrigger/deliveries';
+import { resetDeliveryMemory } from '../../n8n/nodes/CertificateService/helpers/delivery-memory';
 import App from '../../zapier/src';
 import { fakeWebhook } from '../n8n/fake-context';
 import { DELIVERY_CASES, SECRET, eventOf, n8nHeaders, nowSeconds, signed, zapierHeaders, zapierTriggerKey, type Delivery } from './delivery-cases';
@@ -27,7 +27,7 @@ const refused = DELIVERY_CASES.filter((c) => !c.accept);
 
 /** One delivery through the n8n trigger, with this node's persistent static data. */
 async function n8nReceive(d: Delivery, staticData: IDataObject = { subscriptionId: 'whs_rel', secret: d.receiverSecret }) {
-  const { context, response } = fakeWebhook({
+  const { context, response, answer } = fakeWebhook({
     params: { events: ALL_EVENTS, batch: { __rl: true, mode: 'list', value: '' } },
     rawBody: Buffer.from(d.body),
     headers: n8nHeaders(d.headers),
@@ -36,7 +36,9 @@ async function n8nReceive(d: Delivery, staticData: IDataObject = { subscriptionI
     nodeId: 'trigger-r1',
   });
   const result: IWebhookResponseData = await trigger.webhook.call(context);
-  return { result, response };
+  const seen = { ...response }; // what webhook() itself wrote, before n8n's own answer
+  if (result.workflowData) answer(200); // n8n stored and started the run, and answered 200
+  return { result, response: seen };
 }
 
 /** One delivery through the Zapier trigger of its event type, as Zapier hands it to perform. */
@@ -147,6 +149,26 @@ describe('Zapier: instant trigger perform (app tester)', () => {
   it('a replayed delivery id gives [] the second time', async () => {
     const d = signed(eventOf('certificate.sent'), SECRET, nowSeconds());
     expect(await zapierReceive(d)).toHaveLength(1);
+    expect(await zapierReceive(d)).toEqual([]);
+  });
+});
+
+// Issue 25's table row: "a signed envelope whose `data` is `[]` or `{}`: accepted; the output has
+// no recipient id". The spec does not show the test delivery's body, so such an envelope is
+// answered 2xx (a non-2xx is retried 7 times) and never run as a certificate event, by each host.
+describe('a signed envelope whose data is [] or {}', () => {
+  const sample = (data: unknown) => signed({ ...eventOf('certificate.issued'), data } as unknown as WebhookEvent, SECRET, nowSeconds());
+
+  it.each([
+    ['[]', []],
+    ['{}', {}],
+  ])('data %s: core refuses it as a certificate event; n8n answers 200 and starts nothing; Zapier emits nothing', async (_what, data) => {
+    const d = sample(data);
+    expect(checkDelivery(d.body, d.headers, SECRET)).toMatchObject({ ok: false, reason: 'NOT_CERTIFICATE_EVENT' });
+    const { result, response } = await n8nReceive(d);
+    expect(result.workflowData).toBeUndefined();
+    expect(response.statusCode).toBeUndefined(); // n8n answers the webhookResponse 200
+    expect(result.webhookResponse).toMatchObject({ received: true, notCertificate: true });
     expect(await zapierReceive(d)).toEqual([]);
   });
 });

@@ -98,14 +98,15 @@ test('workspaces and keys over HTTP: quota, at most 10 active keys, expired keys
 });
 
 test('settings over HTTP are validated', async () => {
-  const ok = await ctl('PUT', '/settings', { bulkResponseShape: 'bare', duplicateDeliveries: 2 });
-  expect(ok.body).toEqual({ listShape: 'default', bulkResponseShape: 'bare', recipientOrder: 'newest-first', ...LIST_MODEL_DEFAULTS, duplicateDeliveries: 2 });
+  const ok = await ctl('PUT', '/settings', { bulkResponseShape: 'bare', duplicateDeliveries: 2, testDelivery: 'empty-array' });
+  expect(ok.body).toEqual({ listShape: 'default', bulkResponseShape: 'bare', recipientOrder: 'newest-first', ...LIST_MODEL_DEFAULTS, testDelivery: 'empty-array', duplicateDeliveries: 2 });
+  expect((await ctl('PUT', '/settings', { testDelivery: 'ping' })).body.detail.field).toBe('testDelivery');
   expect((await ctl('PUT', '/settings', { listShape: 'xml' })).body.detail.field).toBe('listShape');
   expect((await ctl('PUT', '/settings', { bulkResponseShape: 'csv' })).status).toBe(400);
   expect((await ctl('PUT', '/settings', { duplicateDeliveries: 0 })).status).toBe(400);
   expect((await ctl('PUT', '/settings', { recipientOrder: 'random' })).body.detail.field).toBe('recipientOrder');
   expect((await ctl('GET', '/nope')).status).toBe(404);
-  await ctl('PUT', '/settings', { bulkResponseShape: 'data', duplicateDeliveries: 1 });
+  await ctl('PUT', '/settings', { bulkResponseShape: 'data', duplicateDeliveries: 1, testDelivery: 'recipient' });
 });
 
 test('logs over HTTP: deliveries, events, subscriptions (with secrets, for inspection)', async () => {
@@ -140,6 +141,7 @@ test('reset(): back to the seeded state, pending work cancelled', async () => {
     await api.post(`/batches/${batchId}/recipients`, { name: 'A', email: 'a@example.com', send: true });
     sb.controls.setListShape('bare');
     sb.controls.injectFaults({ kind: '500', match: { path: '/nothing' } });
+    sb.controls.setTestDelivery('empty-object');
     await rx.waitFor(1);
 
     expect((await ctl('POST', '/reset')).status).toBe(204);
@@ -147,7 +149,7 @@ test('reset(): back to the seeded state, pending work cancelled', async () => {
     await new Promise((r) => setTimeout(r, 100)); // retries (6 ms, 30 ms) would have landed by now
     expect(rx.received.length).toBe(received);
 
-    expect(sb.controls.settings()).toEqual({ listShape: 'default', bulkResponseShape: 'data', recipientOrder: 'newest-first', ...LIST_MODEL_DEFAULTS, duplicateDeliveries: 1 });
+    expect(sb.controls.settings()).toEqual({ listShape: 'default', bulkResponseShape: 'data', recipientOrder: 'newest-first', ...LIST_MODEL_DEFAULTS, testDelivery: 'recipient', duplicateDeliveries: 1 });
     expect(sb.controls.faults()).toEqual([]);
     expect(sb.controls.deliveries()).toEqual([]);
     expect(sb.controls.events()).toEqual([]);

@@ -123,6 +123,35 @@ describe('subscriptions', () => {
 });
 
 describe('deliveries', () => {
+  test.each([
+    ['empty-object', {}],
+    ['empty-array', []],
+  ] as const)('test delivery with testDelivery "%s": the same signed envelope, its data no recipient (our model of a sample the spec does not show)', async (shape, data) => {
+    const rx = await receiver();
+    const sub = await subscribe(rx.url, ['certificate.issued']);
+    sb.controls.setTestDelivery(shape);
+    try {
+      expect(sb.controls.settings().testDelivery).toBe(shape);
+      await api.post(`/webhooks/subscriptions/${sub.id}/test`);
+      const [got] = await rx.waitFor(1);
+      const body = JSON.parse(got.rawBody.toString());
+      expect(body).toEqual({ id: expect.stringMatching(/^whe_/), type: 'certificate.issued', createdAt: expect.any(String), data });
+      expect(checkDelivery(got.rawBody, got.headers, sub.secret)).toMatchObject({ ok: false, reason: 'NOT_CERTIFICATE_EVENT' });
+    } finally {
+      sb.controls.setTestDelivery('recipient');
+    }
+    expect(() => sb.controls.setTestDelivery('nope' as never)).toThrow(/testDelivery must be one of recipient, empty-object, empty-array/);
+  });
+
+  test('each attempt logs the start of the receiver\'s answer body (who answered)', async () => {
+    const rx = await receiver();
+    const sub = await subscribe(rx.url, ['certificate.issued']);
+    await api.post(`/webhooks/subscriptions/${sub.id}/test`);
+    await rx.waitFor(1);
+    const log = await sb.controls.waitForDeliveries((all) => all.some((a) => a.subscriptionId === sub.id), 5_000);
+    expect(log.find((a) => a.subscriptionId === sub.id)).toMatchObject({ status: 200, answer: 'ok' });
+  });
+
   test('test delivery: 202, signed envelope, exact headers', async () => {
     const rx = await receiver();
     const sub = await subscribe(rx.url, ['certificate.failed', 'certificate.issued']);

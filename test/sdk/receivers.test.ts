@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
-import { createClient, createReceiver, createExpressHandler, createFastifyHandler, createNodeHandler, createWebHandler, fastifyReceiver, signPayload, type DeliveryStore, type ReceiverOptions, type WebhookEvent } from '@certificate-service/sdk';
+import { createClient, createReceiver, NotRecordedError, createExpressHandler, createFastifyHandler, createNodeHandler, createWebHandler, fastifyReceiver, signPayload, type DeliveryStore, type ReceiverOptions, type WebhookEvent } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { freePort } from '../support/net';
 
@@ -14,7 +14,9 @@ const SECRET = 'wh_sec_receiver_test_0123456789';
 
 interface Answer {
   status: number;
-  body: { received?: boolean; duplicate?: boolean; error?: string; message?: string };
+  body: { received?: boolean; duplicate?: boolean; notCertificate?: boolean; error?: string; message?: string };
+  /** The Retry-After header, when there is one. */
+  retryAfter?: string;
 }
 type Send = (path: string, body: string, headers: Record<string, string>) => Promise<Answer>;
 
@@ -33,11 +35,16 @@ function delivery(id = 'whe_1', type = 'certificate.issued') {
   return { body, headers: { 'Content-Type': 'application/json', 'X-Service-Delivery': `whd_${id}`, ...signPayload(SECRET, body) } };
 }
 
+const withRetryAfter = (res: Response, body: Answer['body']): Answer => {
+  const retryAfter = res.headers.get('retry-after');
+  return { status: res.status, body, ...(retryAfter === null ? {} : { retryAfter }) };
+};
+
 const viaFetch =
   (origin: string): Send =>
   async (path, body, headers) => {
     const res = await fetch(origin + path, { method: 'POST', body, headers });
-    return { status: res.status, body: (await res.json()) as Answer['body'] };
+    return withRetryAfter(res, (await res.json()) as Answer['body']);
   };
 
 const listen = (server: http.Server, port = 0) =>
@@ -85,7 +92,7 @@ const frameworks: Record<string, (options: ReceiverOptions, port?: number) => Pr
     });
     const send: Send = async (path, body, headers) => {
       const res = await app.request(path, { method: 'POST', body, headers });
-      return { status: res.status, body: (await res.json()) as Answer['body'] };
+      return withRetryAfter(res, (await res.json()) as Answer['body']);
     };
     return { raw: '/hooks', parsed: '/parsed', send, close: async () => {} };
   },
@@ -95,7 +102,7 @@ const frameworks: Record<string, (options: ReceiverOptions, port?: number) => Pr
       const request = new Request(`http://receiver.test${path}`, { method: 'POST', body, headers });
       if (path === '/parsed') await request.json(); // as a route handler that read the JSON first
       const res = await handler(request);
-      return { status: res.status, body: (await res.json()) as Answer['body'] };
+      return withRetryAfter(res, (await res.json()) as Answer['body']);
     };
     return { raw: '/hooks', parsed: '/parsed', send, close: async () => {} };
   },
@@ -105,30 +112,37 @@ describe.each(Object.keys(frameworks))('%s receiver', (name) => {
   let events: WebhookEvent[];
   let claimed: string[];
   let failNext: boolean;
+  /** When set, onEvent waits for it (an attempt still being handled). */
+  let hold: Promise<void> | undefined;
+  let notCertificate: string[];
   let h: Harness;
   // An async store, as a Redis- or SQL-backed one would be.
   const store = (): DeliveryStore => {
-    const seen = new Set<string>();
+    const states = new Map<string, 'pending' | 'done'>();
     return {
       claim: async (id) => {
         claimed.push(id);
-        if (seen.has(id)) return false;
-        seen.add(id);
-        return true;
+        const state = states.get(id);
+        if (state) return state;
+        states.set(id, 'pending');
+        return 'taken';
       },
-      release: async (id) => void seen.delete(id),
+      settle: async (id, ok) => void (ok ? states.set(id, 'done') : states.delete(id)),
     };
   };
-
   beforeEach(async () => {
     events = [];
     claimed = [];
     failNext = false;
+    hold = undefined;
+    notCertificate = [];
     h = await frameworks[name]({
       secret: ['wh_sec_old_secret_000000000', SECRET],
       store: store(),
       onError: () => {},
-      onEvent: (event) => {
+      onNotCertificate: (envelope, why, deliveryId) => void notCertificate.push(`${deliveryId} ${envelope.type}: ${why}`),
+      onEvent: async (event) => {
+        if (hold) await hold;
         if (failNext) {
           failNext = false;
           throw new Error('database down');
@@ -177,6 +191,40 @@ describe.each(Object.keys(frameworks))('%s receiver', (name) => {
     expect(answer).toMatchObject({ status: 400, body: { error: 'INVALID_PAYLOAD' } });
   });
 
+  test.each([
+    ['handled', false, { status: 200, body: { received: true, duplicate: true } }, 1],
+    ['failed', true, { status: 200, body: { received: true } }, 1],
+  ])('a copy while the first attempt is still in onEvent: 503 + Retry-After, nothing run; the first %s decides', async (_what, fails, later, runs) => {
+    const d = delivery('whe_3');
+    let release!: () => void;
+    hold = new Promise((resolve) => (release = resolve));
+    failNext = fails;
+    const first = h.send(h.raw, d.body, d.headers);
+    while (claimed.length === 0) await new Promise((r) => setTimeout(r, 1));
+    expect(await h.send(h.raw, d.body, d.headers)).toEqual({
+      status: 503,
+      retryAfter: '60',
+      body: { error: 'DELIVERY_PENDING', message: expect.stringMatching(/still being handled/) },
+    });
+    hold = undefined;
+    release();
+    expect((await first).status).toBe(fails ? 500 : 200);
+    expect(await h.send(h.raw, d.body, d.headers)).toEqual(later);
+    expect(events).toHaveLength(runs);
+  });
+
+  test.each([
+    ['data is []', []],
+    ['data is {}', {}],
+  ])('a signed envelope whose %s: 200 notCertificate, never handed to onEvent, told to onNotCertificate, nothing claimed', async (_what, data) => {
+    const body = JSON.stringify({ id: 'whe_t', type: 'certificate.issued', createdAt: '2026-11-23T00:00:00.000Z', data });
+    const headers = { 'Content-Type': 'application/json', 'X-Service-Delivery': 'whd_t', ...signPayload(SECRET, body) };
+    expect(await h.send(h.raw, body, headers)).toEqual({ status: 200, body: { received: true, notCertificate: true } });
+    expect(events).toEqual([]);
+    expect(claimed).toEqual([]);
+    expect(notCertificate).toEqual([`whd_t certificate.issued: ${Array.isArray(data) ? 'data is an array, not a recipient' : 'data has no recipient id'}`]);
+  });
+
   test('onEvent throws: 500, and the retry of the same delivery is handled (the claim was released)', async () => {
     const d = delivery('whe_2', 'certificate.sent');
     failNext = true;
@@ -193,7 +241,7 @@ describe('failures around the handler', () => {
     const events: WebhookEvent[] = [];
     const receive = createReceiver({
       secret: SECRET,
-      store: { claim: async () => Promise.reject(new Error('redis down')) },
+      store: { claim: async () => Promise.reject(new Error('redis down')), settle: () => undefined },
       onError: (error) => told.push(error),
       onEvent: (event) => void events.push(event),
     });
@@ -201,6 +249,37 @@ describe('failures around the handler', () => {
     expect(await receive(d.body, d.headers)).toEqual({ status: 500, body: { error: 'HANDLER_FAILED', message: expect.stringMatching(/will retry/) } });
     expect(told).toEqual([new Error('redis down')]);
     expect(events).toEqual([]);
+  });
+
+  test('a store that cannot record a handled delivery as done: still 200 (a 500 would have it delivered again), onError told', async () => {
+    const told: unknown[] = [];
+    const events: WebhookEvent[] = [];
+    const receive = createReceiver({
+      secret: SECRET,
+      store: { claim: () => 'taken', settle: async (_id, ok) => (ok ? Promise.reject(new Error('redis down')) : undefined) },
+      onError: (error) => told.push(error),
+      onEvent: (event) => void events.push(event),
+    });
+    const d = delivery();
+    expect(await receive(d.body, d.headers)).toEqual({ status: 200, body: { received: true } });
+    expect(told).toHaveLength(1);
+    expect(told[0]).toBeInstanceOf(NotRecordedError);
+    expect(told[0]).toMatchObject({ message: expect.stringMatching(/answered 200, but the store could not record it as done/), cause: new Error('redis down') });
+    expect(events).toHaveLength(1);
+  });
+
+  test('the default onNotCertificate warns with the delivery id and why, never the body', async () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const receive = createReceiver({ secret: SECRET, onEvent: () => {} });
+      const body = JSON.stringify({ id: 'whe_t', type: 'certificate.sent', createdAt: '2026-11-23T00:00:00.000Z', data: { secretish: 'x' } });
+      expect(await receive(body, { 'X-Service-Delivery': 'whd_t', ...signPayload(SECRET, body) })).toEqual({ status: 200, body: { received: true, notCertificate: true } });
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0][0])).toMatch(/delivery whd_t \(certificate\.sent\) is not a certificate event \(data has no recipient id\); answered 200/);
+      expect(String(warn.mock.calls[0][0])).not.toContain('secretish');
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   test('a receiver without a secret or onEvent refuses to start', () => {
@@ -240,8 +319,12 @@ describe('real deliveries from the sandbox', () => {
       const batch = await client.createBatch({ title: 'Receivers', designId: 'design_classic' });
       await client.issueMany([1, 2, 3].map((i) => ({ batchId: batch.id, name: `P ${i}`, email: `p${i}@example.com`, send: true })));
       const mine = (log: Array<{ subscriptionId: string; outcome: string }>) => log.filter((a) => a.subscriptionId === sub.id);
-      const log = await sb.controls.waitForDeliveries((all) => mine(all).length >= 12, 10_000);
-      expect(mine(log).map((a) => a.outcome)).toEqual(Array(12).fill('succeeded'));
+      // Two copies of a delivery at once: one may find the other still pending (503), and its
+      // retry is then a duplicate. Each of the 12 copies ends delivered.
+      const ended = (log: Array<{ subscriptionId: string; outcome: string }>) => mine(log).filter((a) => a.outcome !== 'retrying');
+      const log = await sb.controls.waitForDeliveries((all) => ended(all).length >= 12, 10_000);
+      expect(ended(log).map((a) => a.outcome)).toEqual(Array(12).fill('succeeded'));
+      expect(mine(log).filter((a) => a.outcome === 'retrying').every((a) => (a as { status?: number }).status === 503)).toBe(true);
     } finally {
       sb.controls.setDuplicateDeliveries(1);
       await h.close();

@@ -127,6 +127,22 @@ describe.each(TRIGGERS)('trigger %s', (key, type, emailStatus) => {
     expect(await perform({ ...otherBatch, inputData: { batch_id: 'batch_1' } })).toEqual([]);
   });
 
+  it.each([
+    ['[]', []],
+    ['{}', {}],
+  ])('perform never emits a signed envelope whose data is %s (a test or non-certificate delivery), and logs it as one', async (_what, data) => {
+    const logs: string[] = [];
+    const spy = jest.spyOn(console, 'log').mockImplementation((...args) => void logs.push(args.join(' ')));
+    process.env.LOG_TO_STDOUT = '1';
+    try {
+      expect(await perform(delivery({ id: 'whe_t', type, createdAt: '2025-06-02T09:16:00.000Z', data }, { deliveryId: 'whd_sample' }))).toEqual([]);
+    } finally {
+      delete process.env.LOG_TO_STDOUT;
+      spy.mockRestore();
+    }
+    expect(logs.join('\n')).toMatch(new RegExp(`whd_sample ignored: a test or non-certificate delivery \\(${type.replace('.', '\\.')}: data (is an array, not a recipient|has no recipient id)\\); the Zap does not run for it`));
+  });
+
   it('perform drops a repeated delivery id (at-least-once delivery)', async () => {
     const first = delivery(event(type), { deliveryId: `whd_dup_${key}` });
     const again = delivery(event(type), { deliveryId: `whd_dup_${key}` });

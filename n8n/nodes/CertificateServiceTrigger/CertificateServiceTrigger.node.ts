@@ -8,10 +8,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { acceptOnly, flattenEvent, handleDelivery } from '@certificate-service/sdk/core';
+import { acceptOnly, flattenEvent, handleDelivery, PENDING_RETRY_AFTER_SECONDS } from '@certificate-service/sdk/core';
 import type { HeaderBag } from '@certificate-service/sdk/core';
 import { listSearch } from '../CertificateService/methods';
-import { triggerStore } from './deliveries';
+import { triggerStore, whenAnswered } from './deliveries';
 import { createSubscription, deleteSubscription, subscriptionExists } from './subscription';
 
 export class CertificateServiceTrigger implements INodeType {
@@ -140,13 +140,35 @@ export class CertificateServiceTrigger implements INodeType {
 				this.logger.warn(`Certificate Service Trigger rejected a delivery: ${result.message}`);
 				this.getResponseObject().status(401).json({ error: result.reason, message: result.message });
 				return { noWebhookResponse: true };
-			// Answered 200 so the service does not retry, but nothing runs.
+			// Answered 200 so the service does not retry (it would, 7 times), but nothing runs.
+			case 'notCertificate':
+				this.logger.warn(
+					`Certificate Service Trigger: delivery ${result.deliveryId} (${result.envelope.type}) is not a certificate event (${result.why}); answered 200, nothing runs. The service's test delivery may look like this.`,
+				);
+				return { webhookResponse: { received: true, notCertificate: true, ignored: result.why } };
 			case 'filtered':
 				return { webhookResponse: { received: true, ignored: result.why } };
 			case 'duplicate':
 				return { webhookResponse: { received: true, duplicate: true } };
-			case 'accepted':
+			// Another attempt of this delivery is still being handled: its outcome decides. 503, never
+			// 410 (which unsubscribes); the service tries again later.
+			case 'pending':
+				this.getResponseObject()
+					.status(503)
+					.set('Retry-After', String(PENDING_RETRY_AFTER_SECONDS))
+					.json({ error: 'DELIVERY_PENDING', message: 'Another attempt of this delivery is still being handled; try again later.' });
+				return { noWebhookResponse: true };
+			case 'accepted': {
+				// The id stays pending until n8n has stored and started (or enqueued) the execution
+				// and answered: done on a 2xx, free again otherwise, so the service's retry runs it.
+				const { deliveryId, settle } = result;
+				whenAnswered(this.getResponseObject(), (status) => {
+					const ok = status >= 200 && status < 300;
+					if (!ok) this.logger.warn(`Certificate Service Trigger: n8n answered ${status} to delivery ${deliveryId}; the service will retry it, and the retry runs.`);
+					void settle(ok);
+				});
 				return { workflowData: [this.helpers.returnJsonArray([flattenEvent(result.event) as unknown as IDataObject])] };
+			}
 		}
 	}
 }

@@ -1,87 +1,83 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { DeliveryDeduper, type DeliveryStore } from '@certificate-service/sdk/core';
+import { deliveryMemory } from '../CertificateService/helpers/delivery-memory';
 
 /** Delivery ids kept in the node's static data (small: it is saved with the workflow). */
 export const STORED_DELIVERIES = 200;
-/**
- * Delivery ids kept in memory per trigger node. Sized for floods, not for steady traffic: a
- * bulk issue of 10,000 with send makes 20,000 deliveries within seconds, and the service
- * retries each one that was answered late (after its 10 s timeout) even though this process
- * had accepted it. With 1,000, the retry of one of a flood's first deliveries could come after
- * more than 1,000 others and find its id evicted (test/n8n/trigger.test.ts; P9 in
- * test/bench/p9-floods.ts measures floods of 2,000 with this size).
- * About 100 bytes an id: 2 MB per node at most.
- */
-export const MEMORY_DELIVERIES = 20_000;
-/** Trigger nodes remembered in memory; the least recently used one is dropped beyond this. */
-const MEMORY_NODES = 500;
 
 /*
  * Where a delivery id is remembered, and what each place survives (n8n 2.41.1; measured in a
  * real queue-mode n8n by test/e2e/queue, figures in its README):
  *
- * 1. This process's memory (an LRU per trigger node). Check and record are one synchronous
- *    step, so copies that reach the same process, even at the same instant, start one run.
- *    n8n runs webhook() in whichever process got the request (main, or one of several
- *    `n8n webhook` processes in queue mode), so across processes this holds only when the load
- *    balancer sends every copy of a delivery to the same process: nginx
- *    `hash $http_x_service_delivery consistent;`. A restart forgets it.
+ * 1. This process's memory (helpers/delivery-memory.ts, shared with Delivery → Verify): the id
+ *    is pending from the moment webhook() takes it until n8n's answer to that attempt is known,
+ *    then done (n8n answered 2xx) or free again (anything else), see whenAnswered below.
  *
- * 2. The node's static data. n8n does NOT save static data changed in a webhook() call that
- *    starts an execution: WorkflowRunner.run (establishContextForPersistence) wraps the same
- *    static-data object in a new Workflow, which resets its changed flag, so the
- *    saveStaticData that LiveWebhooks runs afterwards writes nothing. A call that starts no
- *    execution (a duplicate) is saved. So an id is stored here when its first duplicate
- *    arrives, and from then on a restart does not forget it. A delivery that arrived once and
- *    comes again only after a restart starts a second execution: no dependency-free node can
- *    store its id, because IWebhookFunctions offers no store that n8n saves on that path.
+ * 2. The node's static data, written only for an id that is done. n8n does NOT save static data
+ *    changed in a webhook() call that starts an execution: WorkflowRunner.run
+ *    (establishContextForPersistence) wraps the same static-data object in a new Workflow,
+ *    which resets its changed flag, so the saveStaticData that LiveWebhooks runs afterwards
+ *    writes nothing; and that save runs before n8n writes its answer (live-webhooks.js, the
+ *    responseCallback), when the id is still pending. A call that starts no execution (a
+ *    duplicate) is saved. So an id is stored when its first duplicate arrives, and from then on
+ *    a restart does not forget it. A delivery that arrived once and comes again only after a
+ *    restart starts a second execution: no dependency-free node can store its id, because
+ *    IWebhookFunctions offers no store that n8n saves on that path.
  */
-const recent = new Map<string, DeliveryDeduper>();
 
-function memoryDeduper(key: string): DeliveryDeduper {
-	let deduper = recent.get(key);
-	if (deduper) {
-		recent.delete(key); // re-insert: most recently used last
-	} else {
-		deduper = new DeliveryDeduper(MEMORY_DELIVERIES);
-	}
-	recent.set(key, deduper);
-	while (recent.size > MEMORY_NODES) recent.delete(recent.keys().next().value as string);
-	return deduper;
-}
-
-/**
- * True when `deliveryId` was seen before by this trigger node (in this process's memory, or
- * stored in static data by an earlier duplicate). Records it in memory; a duplicate is also
- * written to static data, which n8n saves because that call starts no execution.
- */
-export function isDuplicateDelivery(
-	nodeKey: string,
-	staticData: IDataObject,
-	deliveryId: string,
-): boolean {
+function storedIds(staticData: IDataObject): DeliveryDeduper {
 	const stored = Array.isArray(staticData.deliveryIds)
 		? (staticData.deliveryIds as unknown[]).filter((id): id is string => typeof id === 'string')
 		: [];
-	const persisted = new DeliveryDeduper(STORED_DELIVERIES, stored);
-	const memory = memoryDeduper(nodeKey);
-	const inMemory = memory.has(deliveryId);
-	const inStore = persisted.has(deliveryId);
-	memory.remember(deliveryId);
-	if (inMemory && !inStore) {
-		persisted.remember(deliveryId);
-		staticData.deliveryIds = persisted.toJSON();
-	}
-	return inMemory || inStore;
+	return new DeliveryDeduper(STORED_DELIVERIES, stored);
 }
 
-/** The trigger's store for the core's delivery pipeline: memory plus static data, as above. */
+/**
+ * The trigger's store for the core's delivery pipeline: an id stored in static data is done;
+ * otherwise this process's memory decides, and an id it calls done (a duplicate: the call starts
+ * no execution, so n8n saves it) is written to static data.
+ */
 export function triggerStore(nodeKey: string, staticData: IDataObject): DeliveryStore {
-	return { claim: (deliveryId) => !isDuplicateDelivery(nodeKey, staticData, deliveryId) };
+	const memory = deliveryMemory(nodeKey);
+	return {
+		async claim(deliveryId) {
+			const stored = storedIds(staticData);
+			if (stored.has(deliveryId)) return 'done';
+			const state = await memory.claim(deliveryId);
+			if (state === 'done') {
+				stored.remember(deliveryId);
+				staticData.deliveryIds = stored.toJSON();
+			}
+			return state;
+		},
+		settle: (deliveryId, ok) => memory.settle(deliveryId, ok),
+	};
 }
 
-/** For tests: forget what this process has seen. */
-export function resetDeliveryMemory(): void {
-	recent.clear();
+/** The part of Node's/Express's response this needs. */
+interface Answer {
+	statusCode: number;
+	end: (...args: never[]) => unknown;
+}
+
+/**
+ * Calls `listener` once, with the status n8n answers this request with. n8n 2.41.1 writes every
+ * answer of a webhook call through `res.end` (webhooks/webhook-request-handler.js: res.json /
+ * res.send, and ResponseHelper.sendErrorResponse when WorkflowRunner.run threw), after
+ * webhook() returned and the execution was stored and started or enqueued
+ * (webhooks/webhook-helpers.js, executeWebhook). It does so even when the sender has already
+ * gone (it waits 10 s): then the socket closed first and 'finish' never fires, so the status is
+ * read at `end`, not on 'finish'.
+ */
+export function whenAnswered(res: Answer, listener: (status: number) => void): void {
+	const end = res.end;
+	let told = false;
+	res.end = (...args: never[]) => {
+		if (!told) {
+			told = true;
+			listener(res.statusCode);
+		}
+		return end.apply(res, args);
+	};
 }

@@ -10,7 +10,7 @@ import { seedDemo } from './seed';
 import { Store } from './store';
 import { Timers } from './timers';
 import type { CursorExpiry, CursorKind, RecipientOrder, TimestampPrecision } from './choices';
-import type { BulkResponseShape, ListShape, ResolvedOptions } from './types';
+import type { BulkResponseShape, ListShape, ResolvedOptions, TestDeliveryShape } from './types';
 
 export interface Settings {
   listShape: ListShape;
@@ -19,6 +19,7 @@ export interface Settings {
   timestampPrecision: TimestampPrecision;
   cursorKind: CursorKind;
   cursorExpiry: CursorExpiry;
+  testDelivery: TestDeliveryShape;
 }
 
 export interface SandboxContext {
@@ -50,6 +51,7 @@ function initialSettings(options: ResolvedOptions): Settings {
     timestampPrecision: options.timestampPrecision,
     cursorKind: options.cursorKind,
     cursorExpiry: options.cursorExpiry,
+    testDelivery: 'recipient',
   };
 }
 

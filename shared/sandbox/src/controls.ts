@@ -15,7 +15,7 @@ import {
   TIMESTAMP_PRECISIONS,
   type TimestampPrecision,
 } from './choices';
-import { BULK_RESPONSE_SHAPES, type BulkResponseShape, type DeliveryAttempt, type EventLogEntry, LIST_SHAPES, type ListShape } from './types';
+import { BULK_RESPONSE_SHAPES, type BulkResponseShape, type DeliveryAttempt, type EventLogEntry, LIST_SHAPES, type ListShape, TEST_DELIVERY_SHAPES, type TestDeliveryShape } from './types';
 import { recordView, type ViewerInfo } from './viewing';
 
 export const MAX_ACTIVE_KEYS = 10;
@@ -44,6 +44,7 @@ export interface SettingsInfo {
   timestampPrecision: TimestampPrecision;
   cursorKind: CursorKind;
   cursorExpiry: CursorExpiry;
+  testDelivery: TestDeliveryShape;
   duplicateDeliveries: number;
 }
 
@@ -65,6 +66,8 @@ export interface SandboxControls {
   setCursorExpiry(expiry: CursorExpiry): void;
   /** Hands every queued email to the mail provider now, instead of after `mailDelayMs`. */
   settleMail(): void;
+  /** The `data` of the test delivery: a recipient sample (default), `{}` or `[]`. */
+  setTestDelivery(shape: TestDeliveryShape): void;
   settings(): SettingsInfo;
   counters(): CountersSnapshot;
   resetCounters(): void;
@@ -131,6 +134,7 @@ export function createControls(sb: SandboxContext): SandboxControls {
     setCursorKind: (kind) => void (sb.settings.cursorKind = oneOf(CURSOR_KINDS, kind, 'cursorKind')),
     setCursorExpiry: (expiry) => void (sb.settings.cursorExpiry = checkCursorExpiry(expiry)),
     settleMail: () => sb.mail.settle(),
+    setTestDelivery: (shape) => void (sb.settings.testDelivery = oneOf(TEST_DELIVERY_SHAPES, shape, 'testDelivery')),
     settings: () => ({ ...sb.settings, duplicateDeliveries: sb.deliveries.duplicates }),
     counters: () => sb.counters.snapshot(sb.deliveries.pending),
     resetCounters: () => sb.counters.reset(),

@@ -28,7 +28,10 @@ interface Job {
   generation: number;
 }
 
-type PostResult = { status: number } | { error: string };
+type PostResult = { status: number; answer: string } | { error: string };
+
+/** How much of a receiver's answer body the log keeps. */
+const ANSWER_CHARS = 200;
 
 export interface DeliveryConfig {
   timeScale: number;
@@ -203,8 +206,16 @@ export class Deliveries {
       timer.unref();
       this.inflight.add(req);
       req.on('response', (res) => {
-        res.resume(); // the body is not used; drain it
-        done({ status: res.statusCode ?? 0 });
+        // The status decides; the start of the body is kept for the log (who answered).
+        const status = res.statusCode ?? 0;
+        let answer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          if (answer.length < ANSWER_CHARS) answer = (answer + chunk).slice(0, ANSWER_CHARS);
+        });
+        res.on('end', () => done({ status, answer }));
+        res.on('error', () => done({ status, answer }));
+        res.on('close', () => done({ status, answer }));
       });
       req.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
       req.end(body);

@@ -21,6 +21,14 @@ export type BulkResponseShape = (typeof BULK_RESPONSE_SHAPES)[number];
 export { RECIPIENT_ORDERS, TIMESTAMP_PRECISIONS, CURSOR_KINDS } from './choices';
 export type { RecipientOrder, TimestampPrecision, CursorKind, CursorExpiry } from './choices';
 
+/**
+ * The `data` of the test delivery (`POST /webhooks/subscriptions/{id}/test`); the spec does not
+ * show it. `recipient` (default): a made-up recipient shaped like a real one. `empty-object` and
+ * `empty-array`: a sample that is no recipient, which receivers must answer 2xx and not run.
+ */
+export const TEST_DELIVERY_SHAPES = ['recipient', 'empty-object', 'empty-array'] as const;
+export type TestDeliveryShape = (typeof TEST_DELIVERY_SHAPES)[number];
+
 export interface RateLimitConfig {
   limit: number;
   windowMs: number;
@@ -100,6 +108,11 @@ export interface DeliveryAttempt {
   copy: number;
   status?: number;
   error?: string;
+  /**
+   * The start of the receiver's answer body (at most 200 characters), so a test can tell who
+   * answered: the receiver's own code, or the host or proxy in front of it.
+   */
+  answer?: string;
   /** What the engine did next. */
   outcome: 'succeeded' | 'retrying' | 'failed' | 'unsubscribed';
   at: string;

@@ -87,7 +87,9 @@ export {
   type VerificationResult,
   type SignatureResult,
   type VerifyOptions,
+  type OtherEnvelope,
 } from './webhooks/verify';
 export { DeliveryDeduper } from './webhooks/dedupe';
-export { handleDelivery, acceptOnly, memoryStore, type DeliveryStore, type DeliveryResult, type HandleOptions } from './webhooks/handle';
+export { handleDelivery, acceptOnly, PENDING_RETRY_AFTER_SECONDS, type DeliveryResult, type HandleOptions } from './webhooks/handle';
+export { memoryStore, DEFAULT_PENDING_MS, type ClaimState, type DeliveryStore, type MemoryStoreOptions } from './webhooks/store';
 export { flattenEvent, type FlatEvent } from './webhooks/flatten';

@@ -20,6 +20,7 @@ import type { N8nProcess } from '../n8n/harness';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from './harness';
 import { allExecutions, countByEvent, deliver, triggerWorkflow } from './support';
+import { attemptLabel, lostDeliveries, releasedIds } from '../../support/delivery-outcomes';
 
 jest.setTimeout(300_000);
 
@@ -200,8 +201,8 @@ describe('R9: faults in queue mode', () => {
   }
 
   const tally = (keys: string[]) => keys.reduce<Record<string, number>>((t, k) => ({ ...t, [k]: (t[k] ?? 0) + 1 }), {});
-  const failures = (attempts: Array<{ outcome: string; status?: number; error?: string }>) =>
-    tally(attempts.filter((a) => a.outcome !== 'succeeded').map((a) => String(a.status ?? a.error)));
+  const failures = (attempts: Array<{ outcome: string; status?: number; error?: string; answer?: string; deliveryId: string; eventId: string }>) =>
+    tally(attempts.filter((a) => a.outcome !== 'succeeded').map(attemptLabel));
 
   /**
    * Executions per event id once nothing changed for 8 s (count and statuses). An execution a
@@ -305,6 +306,11 @@ describe('R9: faults in queue mode', () => {
     const { list, counts, stuck } = await settledCounts(workflowId);
     const runs = events().map((id) => counts.get(id) ?? 0);
     const failedAt = new Set(attempts.filter((a) => a.outcome !== 'succeeded').map((a) => a.eventId));
+    // Per delivery, from the sender's answers and n8n's side (test/support/delivery-outcomes.ts).
+    const perDelivery = lostDeliveries(events(), counts, attempts, {
+      released: releasedIds(q.webhooks.map((w) => w.logs()).join('\n')),
+      stored: new Set(list.map((e) => e.storedEventId).filter((id): id is string => !!id)),
+    });
     const figures = {
       /** Deliveries that did not run although the sender never saw an attempt fail. */
       notRunSilently: events().filter((id) => !counts.get(id) && !failedAt.has(id)).length,
@@ -315,7 +321,17 @@ describe('R9: faults in queue mode', () => {
       executedOnce: runs.filter((c) => c === 1).length,
       notRun: runs.filter((c) => c === 0).length,
       duplicates: runs.reduce((n, c) => n + Math.max(0, c - 1), 0),
+      /** Never ran, yet our code answered "duplicate", and n8n holds no execution for it: must be 0. */
+      duplicateButNeverRan: perDelivery.duplicateButNeverRan,
+      /** Never ran, and no attempt reached our code (n8n or nginx refused each one first). */
+      neverReachedUs: perDelivery.neverReachedUs,
+      /** Never ran although n8n answered 2xx after storing its execution (then lost it: not ours). */
+      lostAfterN8n2xx: perDelivery.lostAfterN8n2xx,
+      /** Never ran; reached our code, and every attempt failed until the sender gave up. */
+      reachedUsNotRun: perDelivery.reachedUsNotRun,
+      lostWhy: perDelivery.why,
       executionsByStatus: tally(list.map((e) => e.status)),
+      executionErrors: tally(list.filter((e) => e.error).map((e) => `${e.status}: ${e.error}`)),
       stuckExecutions: stuck,
       attempts: attempts.length,
       failedAttempts: failures(attempts),
@@ -333,6 +349,9 @@ describe('R9: faults in queue mode', () => {
     // The processes R9.1 and R9.2 killed stay down (restarting them costs minutes of CI).
     const processes = [q.main.process, ...q.workers, ...q.webhooks].filter((p) => !killed.has(p)).map((p) => `${p.command}:${p.exited() ?? 'running'}`);
     // After both: does a new delivery still run, exactly once?
+    // The trigger never answers "duplicate" for a delivery that did not run: n8n's execution
+    // insert failed while Postgres restarted, n8n answered 5xx, the id was released, the retry ran.
+    expect(postgres.figures.duplicateButNeverRan).toBe(0);
     const { workflowId } = await publishTrigger('after');
     const probe = await core.issueCertificate((await core.createBatch({ title: 'R9 after', designId: 'design_classic' })).id, { name: 'After', email: 'after@example.com' });
     const probeEvent = await until('the probe delivered', 60_000, () => sb.controls.events().find((e) => e.recipientId === probe.id && sb.controls.deliveries().some((d) => d.eventId === e.id && d.outcome !== 'retrying')));

@@ -107,6 +107,7 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
     // The service itself sends every delivery twice at once (its at-least-once duplicates).
     sb.controls.setDuplicateDeliveries(2);
     const recipients = await issue(K, 'once');
+    // A copy that finds the other still pending is answered 503 (DELIVERY_PENDING) and retried.
     const log = await sb.controls.waitForDeliveries((l) => l.filter((d) => d.outcome === 'succeeded').length >= 2 * K, 60_000);
     sb.controls.setDuplicateDeliveries(1);
     const byEvent = new Map<string, string>();
@@ -117,7 +118,9 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
       deliveryId: byEvent.get(e.id)!,
     }));
     expect(originals).toHaveLength(K);
-    expect(log.every((d) => d.status === 200)).toBe(true);
+    expect(log.filter((d) => d.outcome !== 'retrying').every((d) => d.status === 200)).toBe(true);
+    expect(log.filter((d) => d.outcome === 'retrying').every((d) => d.status === 503 && d.answer?.includes('DELIVERY_PENDING'))).toBe(true);
+    record('pendingCopiesAnswered503', log.filter((d) => d.outcome === 'retrying').length);
 
     // Round robin, for comparison: the same pattern through an nginx without the hash.
     const rr = await q.addBalancer('round-robin');

@@ -60,6 +60,13 @@ export interface ExecutionSummary {
   status: string;
   /** The event id our trigger emitted (its item's `id`), when the execution has data. */
   eventId: string | undefined;
+  /**
+   * The event id the execution was created for, also when it never ran: n8n stores the start
+   * node's items with a new execution (webhook-helpers.js, prepareExecutionData).
+   */
+  storedEventId: string | undefined;
+  /** The error message of an execution that failed. */
+  error?: string;
 }
 
 /** Every execution of a workflow (all pages), with the event id each one ran for. */
@@ -71,7 +78,14 @@ export async function allExecutions(n8n: N8nInstance, workflowId: string, includ
     const page = await n8n.api<{ data: any[]; nextCursor?: string | null }>('GET', `/executions?${q}`);
     for (const e of page.data) {
       const item = e.data?.resultData?.runData?.[TRIGGER_NAME]?.[0]?.data?.main?.[0]?.[0]?.json;
-      out.push({ id: Number(e.id), status: e.status, eventId: typeof item?.id === 'string' ? item.id : undefined });
+      const stored = item ?? e.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0]?.json;
+      out.push({
+        id: Number(e.id),
+        status: e.status,
+        eventId: typeof item?.id === 'string' ? item.id : undefined,
+        storedEventId: typeof stored?.id === 'string' ? stored.id : undefined,
+        ...(typeof e.data?.resultData?.error?.message === 'string' ? { error: e.data.resultData.error.message.slice(0, 160) } : {}),
+      });
     }
     if (!page.nextCursor || page.data.length === 0) return out;
     cursor = page.nextCursor;

@@ -100,9 +100,14 @@ async function seenBefore(z: ZObject, subscriptionId: string | undefined, delive
   return false;
 }
 
-/** The trigger's store for the core's delivery pipeline: Zapier's shared cache, as above. */
+/**
+ * The trigger's store for the core's delivery pipeline: Zapier's shared cache, as above. Zapier
+ * has answered the hook's request before perform runs, so there is no answer to wait for: the
+ * claim is final at once (taken or done), and nothing is left pending.
+ */
 const cacheStore = (z: ZObject, subscriptionId: string | undefined): DeliveryStore => ({
-  claim: async (deliveryId) => !(await seenBefore(z, subscriptionId, deliveryId)),
+  claim: async (deliveryId) => ((await seenBefore(z, subscriptionId, deliveryId)) ? 'done' : 'taken'),
+  settle: () => undefined,
 });
 
 /** The newest active batch: the one performList shows when no batch filter is set. */
@@ -180,10 +185,20 @@ export function defineCertificateTrigger<const K extends string>(spec: Certifica
           accept: acceptOnly({ events: [spec.event], batchId: text(bundle.inputData.batch_id) }),
           store: cacheStore(z, subscriptionId),
         });
-        if (result.outcome === 'rejected') return drop(z, result.deliveryId, `verification failed (${result.reason}): ${result.message}`);
-        if (result.outcome === 'filtered') return drop(z, result.deliveryId, `${result.why}.`);
-        if (result.outcome === 'duplicate') return drop(z, result.deliveryId, 'already processed.');
-        return [outputItem(flattenEvent(result.event), outputFields)];
+        switch (result.outcome) {
+          case 'rejected':
+            return drop(z, result.deliveryId, `verification failed (${result.reason}): ${result.message}`);
+          case 'notCertificate':
+            return drop(z, result.deliveryId, `a test or non-certificate delivery (${result.envelope.type}: ${result.why}); the Zap does not run for it.`);
+          case 'filtered':
+            return drop(z, result.deliveryId, `${result.why}.`);
+          case 'duplicate':
+          case 'pending': // not with this store (its claims are final), but a copy in flight is no new event either
+            return drop(z, result.deliveryId, 'already processed.');
+          case 'accepted':
+            await result.settle(true);
+            return [outputItem(flattenEvent(result.event), outputFields)];
+        }
       },
 
       performList: withClient(async (client, _z, bundle: Bundle) => {

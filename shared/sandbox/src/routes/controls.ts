@@ -33,7 +33,7 @@ export function createControlRouter(): Router<ControlRequest> {
     { method: 'GET', pattern: '/settings', handler: (c) => ok(c.controls.settings()) },
     {
       // Any subset of { listShape, bulkResponseShape, recipientOrder, timestampPrecision,
-      // cursorKind, cursorExpiry, duplicateDeliveries }.
+      // cursorKind, cursorExpiry, testDelivery, duplicateDeliveries }.
       method: 'PUT',
       pattern: '/settings',
       handler: (c) => {
@@ -44,6 +44,7 @@ export function createControlRouter(): Router<ControlRequest> {
         if (body.timestampPrecision !== undefined) c.controls.setTimestampPrecision(body.timestampPrecision as never);
         if (body.cursorKind !== undefined) c.controls.setCursorKind(body.cursorKind as never);
         if (body.cursorExpiry !== undefined) c.controls.setCursorExpiry(body.cursorExpiry as never);
+        if (body.testDelivery !== undefined) c.controls.setTestDelivery(body.testDelivery as never);
         if (body.duplicateDeliveries !== undefined) c.controls.setDuplicateDeliveries(body.duplicateDeliveries as number);
         return ok(c.controls.settings());
       },

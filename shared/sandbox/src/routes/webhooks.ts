@@ -99,7 +99,8 @@ export const webhookRoutes: ApiRoute[] = [
     },
   },
   {
-    // A sample event of the subscription's first type, to this subscription only.
+    // A sample event of the subscription's first type, to this subscription only. Its `data` is
+    // a made-up recipient, or (settings.testDelivery) a sample that is no recipient.
     method: 'POST',
     pattern: '/webhooks/subscriptions/:id/test',
     handler: (r, { id }) => {
@@ -107,7 +108,9 @@ export const webhookRoutes: ApiRoute[] = [
       const type = sub.events[0];
       const { recipient, extras } = sampleRecipient(r.sb.origin, type);
       const event = r.sb.events.envelope(type, recipient, extras);
-      const deliveryId = r.sb.deliveries.enqueue(sub, event.id, type, JSON.stringify(event));
+      const shape = r.sb.settings.testDelivery;
+      const sent = shape === 'recipient' ? event : { ...event, data: shape === 'empty-array' ? [] : {} };
+      const deliveryId = r.sb.deliveries.enqueue(sub, event.id, type, JSON.stringify(sent));
       return { status: SUCCESS_STATUS.testDelivery, body: { queued: true, deliveryId } };
     },
   },

@@ -7,6 +7,7 @@ interface FastifyRequestLike {
 }
 interface FastifyReplyLike {
   code(status: number): FastifyReplyLike;
+  headers(values: Record<string, string>): FastifyReplyLike;
   send(payload?: unknown): unknown;
 }
 type FastifyHandler = (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown>;
@@ -28,7 +29,7 @@ export function createFastifyHandler(options: ReceiverOptions): FastifyHandler {
   const receive = createReceiver(options);
   return async (request, reply) => {
     const answer = await receive(request.body, request.headers);
-    return reply.code(answer.status).send(answer.body);
+    return reply.code(answer.status).headers(answer.headers ?? {}).send(answer.body);
   };
 }
 

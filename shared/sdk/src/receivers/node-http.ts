@@ -27,7 +27,7 @@ export function createNodeHandler(options: NodeReceiverOptions): (req: NodeReque
       return;
     }
     const answer = raw === TOO_LARGE ? { status: 413, body: { error: 'BODY_TOO_LARGE', message: `The body is over ${maxBodyBytes} bytes.` } } : await receive(raw, req.headers);
-    res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer.body));
+    res.writeHead(answer.status, { 'Content-Type': 'application/json', ...('headers' in answer ? answer.headers : undefined) }).end(JSON.stringify(answer.body));
   };
 }
 

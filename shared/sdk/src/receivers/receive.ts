@@ -1,9 +1,10 @@
 import type { WebhookEvent } from '../types';
 import type { HeaderBag } from '../headers';
-import { handleDelivery, memoryStore, type DeliveryStore } from '../webhooks/handle';
-import type { VerificationFailure } from '../webhooks/verify';
+import { handleDelivery, PENDING_RETRY_AFTER_SECONDS } from '../webhooks/handle';
+import { memoryStore, type DeliveryStore } from '../webhooks/store';
+import type { OtherEnvelope, VerificationFailure } from '../webhooks/verify';
 
-export { memoryStore, type DeliveryStore } from '../webhooks/handle';
+export { memoryStore, type DeliveryStore } from '../webhooks/store';
 
 export interface DeliveryInfo {
   /** `X-Service-Delivery` (the event id when the header is missing). */
@@ -25,13 +26,34 @@ export interface ReceiverOptions {
   store?: DeliveryStore;
   /** Replay window around the signed timestamp (default 300 s). */
   toleranceSeconds?: number;
-  /** Told about a failed `onEvent` or store (default: `console.error`). */
+  /**
+   * Told about a failed `onEvent` or store (answered 500), or a handled delivery the store could
+   * not record as done (a `NotRecordedError`, answered 200). Default: `console.error`.
+   */
   onError?: (error: unknown, event: WebhookEvent | undefined) => void;
+  /**
+   * Told about a genuine delivery that is not a certificate event (its `data` is no recipient,
+   * or its type is not one of the four; the service's test delivery may be one). It is answered
+   * 200 and never reaches `onEvent`. Default: `console.warn`.
+   */
+  onNotCertificate?: (envelope: OtherEnvelope, why: string, deliveryId: string) => void;
 }
 
 export interface ReceiverAnswer {
-  status: 200 | 400 | 401 | 413 | 500;
-  body: { received: true; duplicate?: true } | { error: VerificationFailure | 'BODY_TOO_LARGE' | 'HANDLER_FAILED'; message: string };
+  status: 200 | 400 | 401 | 413 | 500 | 503;
+  /** `Retry-After` on a 503. */
+  headers?: Record<string, string>;
+  body:
+    | { received: true; duplicate?: true; notCertificate?: true }
+    | { error: VerificationFailure | 'BODY_TOO_LARGE' | 'HANDLER_FAILED' | 'DELIVERY_PENDING'; message: string };
+}
+
+/** What `onError` is told when a handled delivery could not be recorded as done (the cause in `cause`). */
+export class NotRecordedError extends Error {
+  constructor(cause: unknown) {
+    super('The delivery was handled and answered 200, but the store could not record it as done: a copy may run again.', { cause });
+    this.name = 'NotRecordedError';
+  }
 }
 
 // A body problem is the sender's or the app's wiring (400); a signature problem is who sent it (401).
@@ -39,31 +61,57 @@ const BAD_REQUEST: VerificationFailure[] = ['MISSING_BODY', 'NOT_RAW_BODY', 'INV
 
 /**
  * The framework-neutral receiver every adapter wraps: verify the raw body against the
- * signature, claim the delivery id, run `onEvent`, and say what to answer.
+ * signature, claim the delivery id, run `onEvent`, settle the id, and say what to answer.
  */
 export function createReceiver(options: ReceiverOptions): (rawBody: unknown, headers: HeaderBag | undefined) => Promise<ReceiverAnswer> {
   const secrets = (typeof options.secret === 'string' || options.secret === undefined ? [options.secret] : [...options.secret]).filter((s): s is string => typeof s === 'string' && s.length > 0);
   if (secrets.length === 0) throw new Error('A receiver needs the subscription\'s signing secret (`secret`, starting with wh_sec_).');
   if (typeof options.onEvent !== 'function') throw new Error('A receiver needs an `onEvent(event, delivery)` function.');
   const store = options.store ?? memoryStore();
-  const onError = options.onError ?? ((error: unknown) => console.error('Certificate Service receiver: answered 500 so the service retries.', error));
+  const onError =
+    options.onError ??
+    ((error: unknown) =>
+      console.error(error instanceof NotRecordedError ? 'Certificate Service receiver:' : 'Certificate Service receiver: answered 500 so the service retries.', error));
+  const onNotCertificate =
+    options.onNotCertificate ??
+    ((envelope: OtherEnvelope, why: string, deliveryId: string) =>
+      console.warn(`Certificate Service receiver: delivery ${deliveryId} (${envelope.type}) is not a certificate event (${why}); answered 200, not handled. The service's test delivery may look like this.`));
 
   return async (rawBody, headers) => {
-    let claimed: string | undefined;
+    let settle: ((ok: boolean) => Promise<void>) | undefined;
     let event: WebhookEvent | undefined;
     try {
       // The core's pipeline: verify, then claim the delivery id (forged requests cannot fill the store).
       const result = await handleDelivery(rawBody, headers, { secrets, store, toleranceSeconds: options.toleranceSeconds });
-      if (result.outcome === 'rejected') return { status: BAD_REQUEST.includes(result.reason) ? 400 : 401, body: { error: result.reason, message: result.message } };
-      if (result.outcome !== 'accepted') return { status: 200, body: { received: true, duplicate: true } };
-      ({ event, deliveryId: claimed } = result);
-      await options.onEvent(result.event, { id: result.deliveryId, timestamp: result.timestamp });
+      switch (result.outcome) {
+        case 'rejected':
+          return { status: BAD_REQUEST.includes(result.reason) ? 400 : 401, body: { error: result.reason, message: result.message } };
+        case 'notCertificate':
+          onNotCertificate(result.envelope, result.why, result.deliveryId);
+          return { status: 200, body: { received: true, notCertificate: true } };
+        case 'pending':
+          return {
+            status: 503,
+            headers: { 'Retry-After': String(PENDING_RETRY_AFTER_SECONDS) },
+            body: { error: 'DELIVERY_PENDING', message: 'Another attempt of this delivery is still being handled; try again later.' },
+          };
+        case 'filtered':
+        case 'duplicate':
+          return { status: 200, body: { received: true, duplicate: true } };
+        case 'accepted':
+          ({ event, settle } = result);
+          await options.onEvent(result.event, { id: result.deliveryId, timestamp: result.timestamp });
+      }
     } catch (error) {
-      // A failed store or handler answers 500, so the service delivers it again later.
-      if (claimed !== undefined) await Promise.resolve(store.release?.(claimed)).catch(() => {});
+      // A failed store or handler answers 500, and the id is released: the service's retry runs it.
+      await settle?.(false).catch(() => {});
       onError(error, event);
       return { status: 500, body: { error: 'HANDLER_FAILED', message: 'The receiver could not handle this delivery; the service will retry it.' } };
     }
+    // Handled: later copies are duplicates, whether or not the sender is still there to hear the
+    // 200. A store that fails to record it is told, but the answer stays 200: a 500 would have the
+    // service deliver again what already ran.
+    await settle?.(true).catch((error: unknown) => onError(new NotRecordedError(error), event));
     return { status: 200, body: { received: true } };
   };
 }

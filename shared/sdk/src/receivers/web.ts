@@ -12,6 +12,6 @@ export function createWebHandler(options: ReceiverOptions): (request: Request) =
     // A body already read can only have been read as something other than the raw bytes we need.
     const raw = request.bodyUsed ? { alreadyRead: true } : Buffer.from(await request.arrayBuffer());
     const answer = await receive(raw, Object.fromEntries(request.headers));
-    return Response.json(answer.body, { status: answer.status });
+    return Response.json(answer.body, { status: answer.status, headers: answer.headers });
   };
 }

@@ -1,26 +1,7 @@
 import { getHeader, type HeaderBag } from '../headers';
 import type { WebhookEvent } from '../types';
-import { DeliveryDeduper } from './dedupe';
-import { checkDelivery, type VerificationFailure, type VerifyOptions } from './verify';
-
-/**
- * Where a receiver remembers the delivery ids it has handled (delivery is at-least-once, and a
- * retry or duplicate carries the same `X-Service-Delivery`). `claim(id)` returns true the first
- * time an id is seen and false after that. The n8n trigger backs it with its memory and static
- * data, the Zapier trigger with `z.cache` (nx), an app with Redis `SET id 1 NX EX 86400`, a
- * unique key in SQL, …; the default is an in-memory LRU of 1,000 ids.
- */
-export interface DeliveryStore {
-  claim(id: string): boolean | Promise<boolean>;
-  /** Called when handling the event failed, so the service's retry is handled instead of skipped. */
-  release?(id: string): void | Promise<void>;
-}
-
-/** The default store: the core's bounded `DeliveryDeduper`, in this process's memory. */
-export function memoryStore(maxSize = 1000): DeliveryStore {
-  const deduper = new DeliveryDeduper(maxSize);
-  return { claim: (id) => !deduper.seen(id), release: (id) => deduper.forget(id) };
-}
+import { checkSignature, failureMessage, readEnvelope, type OtherEnvelope, type VerificationFailure, type VerifyOptions } from './verify';
+import type { DeliveryStore } from './store';
 
 export interface HandleOptions extends VerifyOptions {
   /** The subscription's signing secret; several while rotating (any one may match). */
@@ -31,32 +12,65 @@ export interface HandleOptions extends VerifyOptions {
   accept?: (event: WebhookEvent) => string | undefined;
 }
 
-/** What became of a delivery. `deliveryId` is the idempotency key: `X-Service-Delivery`, else the event id. */
+/**
+ * What became of a delivery, and what the host answers. `deliveryId` is the idempotency key:
+ * `X-Service-Delivery`, else the envelope's id.
+ * - `accepted`: run it. The id is now pending in the store: call `settle(true)` once the host
+ *   answered 2xx (it was handled), `settle(false)` when it answered anything else or failed, so
+ *   the service's retry runs it. Only the first call counts.
+ * - `rejected`: not from the service, or not readable (answer 400/401).
+ * - `notCertificate`: genuine, but not a certificate event (the test delivery may be one).
+ *   Answer 2xx (a non-2xx is retried 7 times), log it, run nothing.
+ * - `filtered`: not wanted by this receiver (answer 2xx, run nothing).
+ * - `pending`: another attempt of this delivery is still under way. Answer 503 with
+ *   `Retry-After` (never 410, which unsubscribes) and run nothing: the first attempt's outcome
+ *   decides, and the service's retry then finds the id done or free.
+ * - `duplicate`: handled before (answer 2xx, run nothing).
+ */
 export type DeliveryResult =
-  | { outcome: 'accepted'; event: WebhookEvent; deliveryId: string; timestamp: number }
+  | { outcome: 'accepted'; event: WebhookEvent; deliveryId: string; timestamp: number; settle: (ok: boolean) => Promise<void> }
   | { outcome: 'rejected'; reason: VerificationFailure; message: string; deliveryId?: string }
+  | { outcome: 'notCertificate'; why: string; envelope: OtherEnvelope; deliveryId: string }
   | { outcome: 'filtered'; why: string; event: WebhookEvent; deliveryId: string }
+  | { outcome: 'pending'; event: WebhookEvent; deliveryId: string }
   | { outcome: 'duplicate'; event: WebhookEvent; deliveryId: string };
 
+/** What a host answers a copy of a delivery that is pending: the service's first retry delay. */
+export const PENDING_RETRY_AFTER_SECONDS = 60;
+
 /**
- * The one delivery pipeline, for every host (the n8n trigger, the Zapier trigger, the SDK's
- * receivers): verify, filter, deduplicate, in that order.
+ * The one delivery pipeline, for every host (the n8n trigger, Verify, the Zapier trigger, the
+ * SDK's receivers): verify, read, filter, claim, in that order.
  * - Verify first: nothing from an unsigned or forged request is read or remembered.
- * - Filter before deduplicating: a delivery this receiver does not want takes no place in
- *   the store (n8n keeps only 200 ids in static data; Zapier's cache writes are rate limited).
- * - Deduplicate last, with one key: `X-Service-Delivery` (the spec's idempotency key), or
- *   the event id when a delivery lacks the header.
+ * - Read: a genuine envelope that is not a certificate event is never run as one.
+ * - Filter before claiming: a delivery this receiver does not want takes no place in the store
+ *   (n8n keeps only 200 ids in static data; Zapier's cache writes are rate limited).
+ * - Claim last, with one key: `X-Service-Delivery` (the spec's idempotency key), or the
+ *   envelope's id when a delivery lacks the header.
  */
 export async function handleDelivery(rawBody: unknown, headers: HeaderBag | null | undefined, options: HandleOptions): Promise<DeliveryResult> {
   const headerId = getHeader(headers, 'X-Service-Delivery');
-  const check = checkDelivery(rawBody, headers, options.secrets, options);
-  if (!check.ok) return { outcome: 'rejected', reason: check.reason, message: check.message, ...(headerId ? { deliveryId: headerId } : {}) };
-  const { event } = check;
+  const rejected = (reason: VerificationFailure, message: string): DeliveryResult => ({ outcome: 'rejected', reason, message, ...(headerId ? { deliveryId: headerId } : {}) });
+  const signature = checkSignature(rawBody, headers, options.secrets, options);
+  if (!signature.ok) return rejected(signature.reason, signature.message);
+  const read = readEnvelope(rawBody as string | Buffer);
+  if (!read) return rejected('INVALID_PAYLOAD', failureMessage('INVALID_PAYLOAD'));
+  if (read.kind === 'other') return { outcome: 'notCertificate', why: read.why, envelope: read.envelope, deliveryId: headerId ?? read.envelope.id };
+  const { event } = read;
   const deliveryId = headerId ?? event.id;
   const why = options.accept?.(event);
   if (why !== undefined) return { outcome: 'filtered', why, event, deliveryId };
-  if (options.store && !(await options.store.claim(deliveryId))) return { outcome: 'duplicate', event, deliveryId };
-  return { outcome: 'accepted', event, deliveryId, timestamp: check.timestamp };
+  const { store } = options;
+  const state = store ? await store.claim(deliveryId) : 'taken';
+  if (state === 'pending') return { outcome: 'pending', event, deliveryId };
+  if (state === 'done') return { outcome: 'duplicate', event, deliveryId };
+  let settled = false;
+  const settle = async (ok: boolean) => {
+    if (settled) return;
+    settled = true;
+    await store?.settle(deliveryId, ok);
+  };
+  return { outcome: 'accepted', event, deliveryId, timestamp: signature.timestamp, settle };
 }
 
 /** An `accept` for the usual filters: the event types chosen (none: all) and one batch (empty: all). */

@@ -16,6 +16,7 @@ export type VerificationFailure =
   | 'NO_MATCHING_SIGNATURE'
   | 'NO_SECRET'
   | 'INVALID_PAYLOAD'
+  | 'NOT_CERTIFICATE_EVENT'
   | 'INVALID_OPTIONS';
 
 export interface VerifyOptions {
@@ -41,10 +42,15 @@ const MESSAGES: Record<VerificationFailure, string> = {
     'No signature matches. Check the signing secret, and that the raw, unparsed body is used.',
   NO_SECRET: 'No signing secret is stored for this subscription. Re-create the subscription.',
   INVALID_PAYLOAD: 'The signed body is not a valid delivery envelope.',
+  NOT_CERTIFICATE_EVENT:
+    'The delivery is genuine (signed), but it is not a certificate event: its data is no recipient, or its type is not one of the four. The service\'s test delivery may look like this. Answer it 2xx (anything else is retried 7 times) and do not handle it as a certificate.',
   INVALID_OPTIONS: 'The verification options are not valid.',
 };
 
 type Failure = { ok: false; reason: VerificationFailure; message: string };
+
+/** What each failure means, for the hosts' answers and logs. */
+export const failureMessage = (reason: VerificationFailure): string => MESSAGES[reason];
 
 function fail(reason: VerificationFailure, message = MESSAGES[reason]): Failure {
   return { ok: false, reason, message };
@@ -148,7 +154,11 @@ function signatureSteps(
   return matched ? { ok: true, timestamp: parsed.t } : fail('NO_MATCHING_SIGNATURE');
 }
 
-/** {@link checkSignature}, then the signed bytes parsed into an event envelope. Never throws. */
+/**
+ * {@link checkSignature}, then the signed bytes parsed into a certificate event. Never throws.
+ * A genuine envelope that is not a certificate event (see {@link readEnvelope}) is refused with
+ * `NOT_CERTIFICATE_EVENT`: the caller should still answer it 2xx.
+ */
 export function checkDelivery(
   rawBody: unknown,
   headers: HeaderBag | null | undefined,
@@ -157,24 +167,51 @@ export function checkDelivery(
 ): VerificationResult {
   const signature = checkSignature(rawBody, headers, secrets, options);
   if (!signature.ok) return signature;
-  const event = parseEvent(rawBody as string | Buffer);
-  return event ? { ok: true, event, timestamp: signature.timestamp } : fail('INVALID_PAYLOAD');
+  const read = readEnvelope(rawBody as string | Buffer);
+  if (!read) return fail('INVALID_PAYLOAD');
+  if (read.kind === 'other') return fail('NOT_CERTIFICATE_EVENT', `${MESSAGES.NOT_CERTIFICATE_EVENT} (${read.why})`);
+  return { ok: true, event: read.event, timestamp: signature.timestamp };
 }
 
-/** Parses a signed body into an event envelope, or null when it is not one. */
-export function parseEvent(rawBody: string | Buffer): WebhookEvent | null {
+/** A signed envelope (`id` and `type` strings) that is not a certificate event. */
+export interface OtherEnvelope {
+  id: string;
+  type: string;
+  createdAt?: unknown;
+  data?: unknown;
+}
+
+export type EnvelopeRead = { kind: 'event'; event: WebhookEvent } | { kind: 'other'; envelope: OtherEnvelope; why: string };
+
+/**
+ * Reads a signed body: a certificate event (one of the four types, `data` a recipient: an object
+ * with an `id` string), another envelope (the spec does not show the test delivery's body, so
+ * it may carry a sample that is no recipient, or a type of its own), or null when the body is not
+ * an envelope at all (no `id` and `type` strings).
+ */
+export function readEnvelope(rawBody: string | Buffer): EnvelopeRead | null {
   let value: unknown;
   try {
     value = JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'));
   } catch {
     return null;
   }
-  if (!value || typeof value !== 'object') return null;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return null;
   const e = value as Record<string, unknown>;
   if (typeof e.id !== 'string' || typeof e.type !== 'string') return null;
-  if (!(EVENT_TYPES as readonly string[]).includes(e.type)) return null;
-  if (!e.data || typeof e.data !== 'object') return null;
-  return value as WebhookEvent;
+  const why = notCertificate(e.type, e.data);
+  if (why) return { kind: 'other', envelope: { id: e.id, type: e.type, createdAt: e.createdAt, data: e.data }, why };
+  return { kind: 'event', event: value as WebhookEvent };
+}
+
+/** Why an envelope is not a certificate event, or undefined when it is one. */
+function notCertificate(type: string, data: unknown): string | undefined {
+  if (!(EVENT_TYPES as readonly string[]).includes(type)) return `type "${type.slice(0, 60)}" is not a certificate event`;
+  const shape = data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data;
+  if (shape !== 'object') return `data is ${shape}, not a recipient`;
+  const id = (data as Record<string, unknown>).id;
+  if (typeof id !== 'string' || id.trim() === '') return 'data has no recipient id';
+  return undefined;
 }
 
 export class WebhookVerificationError extends Error {

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { flattenEvent, handleDelivery, memoryStore, type DeliveryStore, type HeaderBag } from '@certificate-service/sdk/core';
+import { flattenEvent, handleDelivery, type DeliveryStore, type HeaderBag } from '@certificate-service/sdk/core';
+import { deliveryMemory, MEMORY_DELIVERIES } from '../../helpers/delivery-memory';
 
 /*
  * The high-volume receive path: a Webhook node (POST, Raw Body on, respond immediately) in
@@ -67,39 +68,19 @@ const displayOptions = { show: { resource: ['delivery'], operation: ['verify'] }
 
 export const description = updateDisplayOptions(displayOptions, properties);
 
-/**
- * Delivery ids this process has seen, per node: the last 20,000 each, like the trigger's memory,
- * so the late retries of a flood (2 deliveries per certificate of a bulk issue) still find theirs.
- */
-const MEMORY_DELIVERIES = 20_000;
-const seen = new Map<string, DeliveryStore>();
-const MAX_NODES = 500;
-
-function processStore(key: string): DeliveryStore {
-	let store = seen.get(key);
-	if (!store) {
-		store = memoryStore(MEMORY_DELIVERIES);
-		seen.set(key, store);
-		while (seen.size > MAX_NODES) seen.delete(seen.keys().next().value as string);
-	}
-	return store;
-}
-
-/** For tests: forget the ids this process has seen. */
-export function resetVerifyMemory(): void {
-	seen.clear();
-}
-
 /** This process's memory, then (when asked) n8n's deduplication store: both must call the id new. */
 function storeFor(context: IExecuteFunctions, recordInN8n: boolean): DeliveryStore {
-	const memory = processStore(`${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`);
+	const memory = deliveryMemory(`${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`);
 	if (!recordInN8n) return memory;
 	return {
 		claim: async (id) => {
-			if (!(await memory.claim(id))) return false;
+			const state = await memory.claim(id);
+			if (state !== 'taken') return state;
 			try {
 				const { new: fresh } = await context.helpers.checkProcessedAndRecord([id], 'node', { mode: 'entries', maxEntries: MEMORY_DELIVERIES });
-				return fresh.length === 1;
+				if (fresh.length === 1) return 'taken';
+				await memory.settle(id, true); // another process ran it: done here too
+				return 'done';
 			} catch {
 				// n8n 2.41.1 inserts the store's first row, then rewrites it, with no lock
 				// (deduplication/deduplication-helper.js, handleHashedItems): two workers writing at
@@ -107,9 +88,10 @@ function storeFor(context: IExecuteFunctions, recordInN8n: boolean): DeliverySto
 				// so failing here would lose the delivery for good (measured by P9 in queue mode).
 				// Taking it keeps at-least-once: at worst one duplicate, this process's memory still
 				// drops later copies.
-				return true;
+				return 'taken';
 			}
 		},
+		settle: (id, ok) => memory.settle(id, ok),
 	};
 }
 
@@ -119,6 +101,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const options = this.getNodeParameter('options', 0, {}) as { onRejected?: 'drop' | 'output' | 'error'; recordInN8n?: boolean };
 	const store = storeFor(this, options.recordInN8n === true);
 	const out: INodeExecutionData[] = [];
+	const notCertificate: string[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const item = items[itemIndex];
 		const property = this.getNodeParameter('rawBodyProperty', itemIndex, 'data') as string;
@@ -126,14 +109,35 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		const headers = (item.json.headers ?? {}) as HeaderBag;
 		const secret = this.getNodeParameter('signingSecret', itemIndex, '') as string;
 		const result = await handleDelivery(rawBody, headers, { secrets: secret, store });
-		if (result.outcome === 'accepted') {
-			out.push({ json: { ...(flattenEvent(result.event) as unknown as IDataObject), deliveryId: result.deliveryId }, pairedItem: { item: itemIndex } });
-		} else if (result.outcome === 'rejected') {
-			const why = rawBody === undefined ? `no binary property "${property}": turn on Raw Body in the Webhook node` : result.message;
-			if (options.onRejected === 'error') throw new NodeOperationError(this.getNode(), `Delivery rejected (${result.reason}): ${why}`, { itemIndex });
-			if (options.onRejected === 'output') out.push({ json: { verified: false, reason: result.reason, message: why }, pairedItem: { item: itemIndex } });
+		switch (result.outcome) {
+			case 'accepted':
+				// n8n's Webhook node has already answered 200 (Respond: Immediately), so the service
+				// will not retry: the id is done as soon as the event is output.
+				await result.settle(true);
+				out.push({ json: { ...(flattenEvent(result.event) as unknown as IDataObject), deliveryId: result.deliveryId }, pairedItem: { item: itemIndex } });
+				break;
+			case 'rejected': {
+				const why = rawBody === undefined ? `no binary property "${property}": turn on Raw Body in the Webhook node` : result.message;
+				if (options.onRejected === 'error') throw new NodeOperationError(this.getNode(), `Delivery rejected (${result.reason}): ${why}`, { itemIndex });
+				if (options.onRejected === 'output') out.push({ json: { verified: false, reason: result.reason, message: why }, pairedItem: { item: itemIndex } });
+				break;
+			}
+			case 'notCertificate':
+				// Genuine, but no certificate event (the test delivery may be one): never output as one.
+				notCertificate.push(`${result.deliveryId} (${result.envelope.type}: ${result.why})`);
+				break;
+			// A duplicate was handled before; a pending one is being handled by another item or
+			// execution right now (the service delivers at least once). Neither is output again.
+			case 'duplicate':
+			case 'pending':
+			case 'filtered':
+				break;
 		}
-		// A duplicate is dropped: the service delivers at least once, and this copy was handled before.
+	}
+	if (notCertificate.length) {
+		const message = `${notCertificate.length} signed ${notCertificate.length === 1 ? 'delivery is' : 'deliveries are'} not a certificate event and ${notCertificate.length === 1 ? 'was' : 'were'} not output (the service's test delivery may look like this): ${notCertificate.slice(0, 5).join('; ')}`;
+		this.logger.warn(`Certificate Service Verify: ${message}`);
+		this.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
 	}
 	return out;
 }

@@ -1,0 +1,78 @@
+/**
+ * What a store knows of a delivery id when an attempt claims it (delivery is at-least-once, and
+ * every copy and retry carries the same `X-Service-Delivery`):
+ * - `taken`: unknown until now. This attempt holds it (it is *pending*) and must settle it.
+ * - `pending`: another attempt holds it and has not ended. Its outcome decides, so this copy
+ *   starts nothing and is answered 503 with `Retry-After`: the service tries again later and
+ *   then finds the id done (a duplicate) or free (the first attempt failed, this one runs).
+ * - `done`: an attempt was handled. A duplicate: answered 2xx, nothing runs.
+ */
+export type ClaimState = 'taken' | 'pending' | 'done';
+
+/**
+ * Where a receiver remembers delivery ids: a small state machine per id,
+ * free → pending (`claim`) → done (`settle(id, true)`) or free again (`settle(id, false)`).
+ * `claim` must be one atomic step (check and record), or two copies arriving at once both take
+ * the id. The n8n trigger backs it with its memory and static data, the Zapier trigger with
+ * `z.cache` (nx), an app with Redis (`SET … NX EX`, README) or a unique key in SQL; the default
+ * is {@link memoryStore}.
+ */
+export interface DeliveryStore {
+  claim(id: string): ClaimState | Promise<ClaimState>;
+  /**
+   * The attempt that took `id` ended. `ok`: the delivery was handled (the host answered 2xx), so
+   * later copies are duplicates. Otherwise it is released: the service's retry runs it.
+   */
+  settle(id: string, ok: boolean): void | Promise<void>;
+}
+
+/** How long a pending id holds when its attempt never settles (a host that lost it): 5 minutes. */
+export const DEFAULT_PENDING_MS = 5 * 60_000;
+
+export interface MemoryStoreOptions {
+  /**
+   * After this many ms a pending id whose attempt never settled is free again, so the service's
+   * retry (1 min, then 5 min, 30 min, … later) is not refused for ever. An attempt that settles
+   * later still counts: `ok` marks the id done whatever happened meanwhile.
+   */
+  pendingMs?: number;
+  /** The clock, for tests. */
+  now?: () => number;
+}
+
+/**
+ * The default store, in this process's memory: the last `maxSize` ids (oldest dropped first),
+ * each pending until a given time or done.
+ */
+export function memoryStore(maxSize = 1000, options: MemoryStoreOptions = {}): DeliveryStore {
+  // 0 or NaN would remember nothing (every copy of a delivery would pass), so it is refused.
+  if (typeof maxSize !== 'number' || !Number.isInteger(maxSize) || maxSize < 1) {
+    throw new RangeError(`memoryStore: maxSize must be a whole number of at least 1 (got ${String(maxSize)}).`);
+  }
+  const pendingMs = options.pendingMs ?? DEFAULT_PENDING_MS;
+  if (typeof pendingMs !== 'number' || !(pendingMs > 0)) throw new RangeError(`memoryStore: pendingMs must be a positive number of ms (got ${String(pendingMs)}).`);
+  const now = options.now ?? (() => Date.now());
+  /** `done`, or the time until which the id is pending. Insertion order is the LRU order. */
+  const ids = new Map<string, 'done' | number>();
+  const put = (id: string, value: 'done' | number) => {
+    ids.delete(id);
+    ids.set(id, value);
+    while (ids.size > maxSize) ids.delete(ids.keys().next().value as string);
+  };
+  return {
+    claim(id) {
+      const entry = ids.get(id);
+      if (entry === 'done') {
+        put(id, entry); // recently seen: kept longest
+        return 'done';
+      }
+      if (entry !== undefined && entry > now()) return 'pending';
+      put(id, now() + pendingMs);
+      return 'taken';
+    },
+    settle(id, ok) {
+      if (ok) put(id, 'done');
+      else if (ids.get(id) !== 'done') ids.delete(id);
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * One signed delivery attempt as the service makes it, for the e2e suites that time copies
+ * themselves: the body signed with a fresh `t`, the service's headers, and a fresh connection
+ * (no keep-alive, as the sandbox's sender), so an idle socket the server is closing is never
+ * reused. `abortAfterMs`: the sender gives up and closes the socket, as the service does after
+ * its 10 s.
+ */
+import * as http from 'node:http';
+import { signPayload } from '@certificate-service/sdk/core';
+
+export interface Attempt {
+  /** 0 when no answer came (the sender gave up, or the connection failed). */
+  status: number;
+  retryAfter: string | null;
+  /** The answer's body, or why there was none. */
+  body: string;
+  /** The upstream that answered (nginx's X-Served-By), when there is one. */
+  servedBy: string;
+  ms: number;
+}
+
+export const GAVE_UP = 'the sender gave up';
+
+/**
+ * n8n 2.41.1's answer to a webhook call that started an execution (responseMode onReceived):
+ * the node's responseData, which defaults to the text "firstEntryJson" (webhook-helpers.js,
+ * evaluateResponseOptions; webhook-on-received-response-extractor.js returns it as the body).
+ */
+export const N8N_STARTED = 'firstEntryJson';
+
+export function postDelivery(
+  url: string,
+  secret: string,
+  event: { id: string; type: string; createdAt: string; data: unknown },
+  deliveryId: string,
+  opts: { abortAfterMs?: number } = {},
+): Promise<Attempt> {
+  const body = JSON.stringify(event);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const end = (a: Omit<Attempt, 'ms'>) => resolve({ ...a, ms: Date.now() - started });
+    const req = http.request(url, {
+      method: 'POST',
+      agent: false,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'Service-Webhook/1',
+        'x-service-event': event.type,
+        'x-service-delivery': deliveryId,
+        ...signPayload(secret, body),
+      },
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      end({ status: 0, retryAfter: null, body: GAVE_UP, servedBy: '' });
+    }, opts.abortAfterMs ?? 60_000);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        clearTimeout(timer);
+        const header = (name: string) => (res.headers[name] as string | undefined) ?? null;
+        end({ status: res.statusCode ?? 0, retryAfter: header('retry-after'), body: text, servedBy: header('x-served-by') ?? '' });
+      });
+    });
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      end({ status: 0, retryAfter: null, body: String(error), servedBy: '' });
+    });
+    req.end(body);
+  });
+}
