@@ -6,7 +6,7 @@ import nock from 'nock';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
-import { searchBatches, searchDesigns, searchRecipients } from '../../n8n/nodes/CertificateService/methods/listSearch';
+import { searchBatches, searchDesigns, searchRecipients } from '../../n8n/nodes/shared/listSearch';
 import { shareTokenFrom } from '@certificate-service/sdk/core';
 import { SIMPLE_FIELDS } from '../../n8n/nodes/CertificateService/actions/certificate/recipient';
 import { API, BASE, apiError, batch, recipient } from './fixtures';

@@ -13,7 +13,7 @@ import { NodeApiError, NodeOperationError, Workflow } from 'n8n-workflow';
 
 import { classifyNetworkError } from '../../shared/sdk/src/request';
 import { getHeader } from '@certificate-service/sdk/core';
-import { createTransport } from '../../n8n/nodes/CertificateService/transport';
+import { createTransport } from '../../n8n/nodes/shared/client';
 import { CertificateServiceApi } from '../../n8n/credentials/CertificateServiceApi.credentials';
 import { ensurePackageBuilt } from '../e2e/n8n/package-setup';
 

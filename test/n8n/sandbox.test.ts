@@ -6,9 +6,9 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
-import { searchBatches, searchDesigns } from '../../n8n/nodes/CertificateService/methods/listSearch';
+import { searchBatches, searchDesigns } from '../../n8n/nodes/shared/listSearch';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
-import { resetDeliveryMemory } from '../../n8n/nodes/CertificateService/helpers/delivery-memory';
+import { resetDeliveryMemory } from '../../n8n/nodes/shared/delivery-memory';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { startReceiver, type Receiver } from '@certificate-service/sandbox/testing';
 import {

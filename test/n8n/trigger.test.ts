@@ -11,7 +11,7 @@ import { flattenEvent, signPayload } from '@certificate-service/sdk/core';
 import type { WebhookEvent } from '@certificate-service/sdk/core';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import { triggerStore } from '../../n8n/nodes/CertificateServiceTrigger/deliveries';
-import { MEMORY_DELIVERIES, resetDeliveryMemory } from '../../n8n/nodes/CertificateService/helpers/delivery-memory';
+import { MEMORY_DELIVERIES, resetDeliveryMemory } from '../../n8n/nodes/shared/delivery-memory';
 import { API, BASE, apiError, recipient } from './fixtures';
 import { fakeHook, fakeWebhook, rl } from './fake-context';
 import { setupNock } from '../support/nock';
@@ -185,8 +185,11 @@ describe('lifecycle', () => {
 		nock(BASE).post(`${API}/webhooks/subscriptions`).reply(201, { id: 'sub_9', url: PROD_URL, events: EVENTS });
 		nock(BASE).delete(`${API}/webhooks/subscriptions/sub_9`).reply(204);
 		const hook = fakeHook({ params: { events: EVENTS }, webhookUrl: PROD_URL });
-		await expect(hooks.create.call(hook.context)).rejects.toBeInstanceOf(NodeOperationError);
+		const error = await hooks.create.call(hook.context).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect((error as NodeApiError).message).toMatch(/created subscription sub_9 but returned no signing secret, so none of its deliveries could be verified\. It was deleted again\./);
 		expect(hook.staticData).toEqual({});
+		expect(nock.isDone()).toBe(true); // the DELETE was made (by the core, for every host)
 	});
 
 	it('create refuses a non-https webhook URL before any request, explaining WEBHOOK_URL', async () => {

@@ -7,7 +7,7 @@ import { NodeOperationError, type INodeExecutionData } from 'n8n-workflow';
 
 import { signPayload } from '@certificate-service/sdk/core';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
-import { resetDeliveryMemory } from '../../n8n/nodes/CertificateService/helpers/delivery-memory';
+import { resetDeliveryMemory } from '../../n8n/nodes/shared/delivery-memory';
 import { recipient } from './fixtures';
 import { fakeExecute, type FakeOptions } from './fake-context';
 

@@ -11,7 +11,7 @@ import type { IDataObject, IWebhookResponseData } from 'n8n-workflow';
 
 import { checkDelivery, type WebhookEvent } from '@certificate-service/sdk/core';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
-import { resetDeliveryMemory } from '../../n8n/nodes/CertificateService/helpers/delivery-memory';
+import { resetDeliveryMemory } from '../../n8n/nodes/shared/delivery-memory';
 import App from '../../zapier/src';
 import { fakeWebhook } from '../n8n/fake-context';
 import { DELIVERY_CASES, SECRET, eventOf, n8nHeaders, nowSeconds, signed, zapierHeaders, zapierTriggerKey, type Delivery } from './delivery-cases';

@@ -21,7 +21,7 @@ import { createClient } from '@certificate-service/sdk';
 import undici = require('undici'); // the module object itself, so its request can be wrapped
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
-import { resetDeliveryMemory } from '../../n8n/nodes/CertificateService/helpers/delivery-memory';
+import { resetDeliveryMemory } from '../../n8n/nodes/shared/delivery-memory';
 import App from '../../zapier/src';
 import { runCoreFlow } from '../demo/core-flow';
 import { fakeExecute, fakeHook, fakeWebhook, inputItems, rl, type Credentials, type ParamsFor } from '../n8n/fake-context';

@@ -94,3 +94,12 @@ test('a certificate answer without the fields the connectors rely on is not take
   const update = client([reply(200, '', {})]);
   expect(await update.client.updateRecipient('b1', 'rec_1', { name: 'Ada' })).toEqual({ id: 'rec_1', batchId: 'b1' });
 });
+
+test('a subscription created without its signing secret is deleted again and the call fails, for every host at once', async () => {
+  const s = client([reply(201, { id: 'whs_1', url: 'https://x.test/h', events: ['certificate.issued'] }, { 'Content-Type': 'application/json' }), reply(204, '')]);
+  await expect(s.client.createSubscription({ url: 'https://x.test/h', events: ['certificate.issued'] })).rejects.toMatchObject({
+    code: 'UNEXPECTED_RESPONSE',
+    message: 'POST /webhooks/subscriptions created subscription whs_1 but returned no signing secret, so none of its deliveries could be verified. It was deleted again.',
+  });
+  expect(s.requests.map((r) => `${r.method} ${r.url.replace(/^.*\/api\/v1/, '')}`)).toEqual(['POST /webhooks/subscriptions', 'DELETE /webhooks/subscriptions/whs_1']);
+});

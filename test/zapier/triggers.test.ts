@@ -190,8 +190,9 @@ describe('subscription edge cases', () => {
     api().post('/api/v1/webhooks/subscriptions').reply(201, { id: 'whs_2', url: HOOK_URL, events: ['certificate.issued'] });
     api().delete('/api/v1/webhooks/subscriptions/whs_2').reply(204);
     const error = await caught(run('triggers.certificate_issued.operation.performSubscribe', { targetUrl: HOOK_URL, inputData: {} }));
-    expect(error.name).toBe('AppError');
-    expect(String(error.json?.message)).toMatch(/no signing secret/);
+    // An answer the core cannot use: halted (the Zap is not turned on), never retried into a second subscription.
+    expect(error.name).toBe('HaltedError');
+    expect(error.message).toMatch(/created subscription whs_2 but returned no signing secret.*It was deleted again/);
   });
 
   it('the 20-subscription plan limit is reported as an error that says what to do', async () => {

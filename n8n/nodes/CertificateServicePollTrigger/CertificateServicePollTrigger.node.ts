@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { listSearch } from '../CertificateService/methods';
+import * as listSearch from '../shared/listSearch';
 import { pollOnce } from './poll';
 
 export class CertificateServicePollTrigger implements INodeType {

@@ -1,10 +1,9 @@
-import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import type { IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { POLL_EVENTS, polledEvent } from '@certificate-service/sdk/core';
 import type { FlatEvent, PollEvent, PollState } from '@certificate-service/sdk/core';
-import { toNodeError } from '../CertificateService/helpers/errors';
-import { getClient } from '../CertificateService/transport';
+import { withClient } from '../shared/client';
 
 /**
  * How many of the newest certificates a manual run (Fetch Test Event / Execute step) shows,
@@ -20,10 +19,11 @@ export const MANUAL_SAMPLE = 3;
  * - `state`: one batch's position (the core's PollState);
  * - `states`: the position of each active batch.
  */
-interface Saved extends IDataObject {
+/** The node's static data: what it watches, and the core's poll state(s), JSON as the core made them. */
+interface Saved {
 	watching?: string;
-	state?: IDataObject;
-	states?: IDataObject;
+	state?: PollState;
+	states?: Record<string, PollState>;
 }
 
 function readSettings(context: IPollFunctions): { event: PollEvent; batchId?: string } {
@@ -54,31 +54,28 @@ function readSettings(context: IPollFunctions): { event: PollEvent; batchId?: st
 export async function pollOnce(context: IPollFunctions): Promise<FlatEvent[]> {
 	const { event, batchId } = readSettings(context);
 	const node = context.getNode();
-	try {
-		const client = await getClient(context);
+	return await withClient(context, async (client) => {
 		if (context.getMode() === 'manual') {
 			const sample = batchId
 				? await client.pollCertificates({ batchId, event, firstPoll: MANUAL_SAMPLE })
 				: await client.pollActiveBatches({ event, firstPoll: MANUAL_SAMPLE });
 			return sample.certificates.map((r) => polledEvent(event, r));
 		}
-		const saved = context.getWorkflowStaticData('node') as Saved;
+		const saved: Saved = context.getWorkflowStaticData('node');
 		const watching = `${event}:${batchId ?? '*'}`;
 		const same = saved.watching === watching;
 		const result = batchId
-			? await client.pollCertificates({ batchId, event, state: same ? (saved.state as unknown as PollState | undefined) : undefined })
-			: await client.pollActiveBatches({ event, states: same ? (saved.states as unknown as Record<string, PollState> | undefined) : undefined });
+			? await client.pollCertificates({ batchId, event, state: same ? saved.state : undefined })
+			: await client.pollActiveBatches({ event, states: same ? saved.states : undefined });
 		for (const note of result.notes) context.logger.warn(`${node.name}: ${note}`);
 		if ('state' in result) {
-			saved.state = result.state as unknown as IDataObject;
+			saved.state = result.state;
 			delete saved.states;
 		} else {
-			saved.states = result.states as unknown as IDataObject;
+			saved.states = result.states;
 			delete saved.state;
 		}
 		saved.watching = watching;
 		return result.certificates.map((r) => polledEvent(event, r));
-	} catch (error) {
-		throw toNodeError(node, error);
-	}
+	});
 }

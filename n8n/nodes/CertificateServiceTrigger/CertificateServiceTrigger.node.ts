@@ -10,7 +10,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { acceptOnly, flattenEvent, handleDelivery, PENDING_RETRY_AFTER_SECONDS } from '@certificate-service/sdk/core';
 import type { HeaderBag } from '@certificate-service/sdk/core';
-import { listSearch } from '../CertificateService/methods';
+import * as listSearch from '../shared/listSearch';
 import { triggerStore, whenAnswered } from './deliveries';
 import { createSubscription, deleteSubscription, subscriptionExists } from './subscription';
 

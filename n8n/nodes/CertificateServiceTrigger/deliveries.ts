@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { DeliveryDeduper, type DeliveryStore } from '@certificate-service/sdk/core';
-import { deliveryMemory } from '../CertificateService/helpers/delivery-memory';
+import { deliveryMemory } from '../shared/delivery-memory';
 
 /** Delivery ids kept in the node's static data (small: it is saved with the workflow). */
 export const STORED_DELIVERIES = 200;

@@ -3,8 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { CertificateServiceError, validateEvents } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, EventType } from '@certificate-service/sdk/core';
-import { toNodeError } from '../CertificateService/helpers/errors';
-import { getClient } from '../CertificateService/transport';
+import { withClient } from '../shared/client';
 
 // The subscription lives in the node's static data: `subscriptionId`, the signing
 // `secret` (shown once, at creation), the `webhookUrl` it points at, and the recent
@@ -21,24 +20,13 @@ function isNotFound(error: unknown): boolean {
 	return error instanceof CertificateServiceError && error.isNotFound;
 }
 
-async function client(context: IHookFunctions): Promise<CertificateServiceClient> {
-	try {
-		return await getClient(context);
-	} catch (error) {
-		throw toNodeError(context.getNode(), error);
-	}
-}
-
 function webhookUrl(context: IHookFunctions): string {
 	return context.getNodeWebhookUrl('default') ?? '';
 }
 
+/** The events chosen, checked by the core (a bad value is refused before any request, naming the field). */
 function selectedEvents(context: IHookFunctions): EventType[] {
-	try {
-		return validateEvents(context.getNodeParameter('events', []));
-	} catch (error) {
-		throw toNodeError(context.getNode(), error);
-	}
+	return validateEvents(context.getNodeParameter('events', []));
 }
 
 function sameEvents(a: unknown, b: EventType[]): boolean {
@@ -55,33 +43,34 @@ function sameEvents(a: unknown, b: EventType[]): boolean {
  * Without a stored id, a subscription the service has for this URL is adopted (see below).
  */
 export async function subscriptionExists(context: IHookFunctions): Promise<boolean> {
-	const state = context.getWorkflowStaticData('node');
-	const subscriptionId = state.subscriptionId;
-	const service = await client(context);
-	if (typeof subscriptionId !== 'string' || !subscriptionId) return await adoptExisting(context, service);
+	return await withClient(context, async (service) => {
+		const state = context.getWorkflowStaticData('node');
+		const subscriptionId = state.subscriptionId;
+		if (typeof subscriptionId !== 'string' || !subscriptionId) return await adoptExisting(context, service);
 
-	let subscription;
-	try {
-		subscription = await service.getSubscription(subscriptionId);
-	} catch (error) {
-		if (!isNotFound(error)) throw toNodeError(context.getNode(), error);
-		context.logger.debug(`Webhook subscription ${subscriptionId} no longer exists; it will be re-created.`);
-		clearState(state);
-		return await adoptExisting(context, service);
-	}
+		const subscription = await service.getSubscription(subscriptionId).catch((error: unknown) => {
+			if (!isNotFound(error)) throw error;
+			return undefined;
+		});
+		if (!subscription) {
+			context.logger.debug(`Webhook subscription ${subscriptionId} no longer exists; it will be re-created.`);
+			clearState(state);
+			return await adoptExisting(context, service);
+		}
 
-	const matches =
-		subscription.url === webhookUrl(context) &&
-		sameEvents(subscription.events, selectedEvents(context)) &&
-		typeof state.secret === 'string' &&
-		state.secret !== '';
-	if (matches) return true;
+		const matches =
+			subscription.url === webhookUrl(context) &&
+			sameEvents(subscription.events, selectedEvents(context)) &&
+			typeof state.secret === 'string' &&
+			state.secret !== '';
+		if (matches) return true;
 
-	if (context.getMode() !== 'manual') {
-		await unsubscribe(context, service, subscriptionId);
-		clearState(state);
-	}
-	return false;
+		if (context.getMode() !== 'manual') {
+			await unsubscribe(context, service, subscriptionId);
+			clearState(state);
+		}
+		return false;
+	});
 }
 
 /**
@@ -97,60 +86,43 @@ async function adoptExisting(context: IHookFunctions, service: CertificateServic
 	const events = selectedEvents(context);
 	const state = context.getWorkflowStaticData('node');
 	let adopted = false;
-	try {
-		for await (const subscription of service.iterateSubscriptions()) {
-			if (subscription.url !== url) continue;
-			if (!adopted && sameEvents(subscription.events, events)) {
-				const { secret } = await service.rotateSubscriptionSecret(subscription.id);
-				state.subscriptionId = subscription.id;
-				state.secret = secret;
-				state.webhookUrl = url;
-				state.deliveryIds = [];
-				adopted = true;
-				context.logger.info(`Adopted the existing webhook subscription ${subscription.id} for ${url}.`);
-			} else {
-				await unsubscribe(context, service, subscription.id);
-			}
+	for await (const subscription of service.iterateSubscriptions()) {
+		if (subscription.url !== url) continue;
+		if (!adopted && sameEvents(subscription.events, events)) {
+			const { secret } = await service.rotateSubscriptionSecret(subscription.id);
+			state.subscriptionId = subscription.id;
+			state.secret = secret;
+			state.webhookUrl = url;
+			state.deliveryIds = [];
+			adopted = true;
+			context.logger.info(`Adopted the existing webhook subscription ${subscription.id} for ${url}.`);
+		} else {
+			await unsubscribe(context, service, subscription.id);
 		}
-	} catch (error) {
-		throw toNodeError(context.getNode(), error);
 	}
 	return adopted;
 }
 
-/** Subscribes this node's webhook URL and keeps the id and the signing secret. */
+/**
+ * Subscribes this node's webhook URL and keeps the id and the signing secret (the core refuses,
+ * and deletes again, a subscription created without one).
+ */
 export async function createSubscription(context: IHookFunctions): Promise<boolean> {
-	const state = context.getWorkflowStaticData('node');
-	const url = webhookUrl(context);
-	const events = selectedEvents(context);
-	const service = await client(context);
-
-	let subscription;
-	try {
-		subscription = await service.createSubscription({ url, events });
-	} catch (error) {
-		if (error instanceof CertificateServiceError && error.field === 'url') {
+	return await withClient(context, async (service) => {
+		const state = context.getWorkflowStaticData('node');
+		const url = webhookUrl(context);
+		const subscription = await service.createSubscription({ url, events: selectedEvents(context) }).catch((error: unknown) => {
+			if (!(error instanceof CertificateServiceError && error.field === 'url')) throw error;
 			throw new NodeOperationError(context.getNode(), `n8n's webhook URL ${url} cannot be subscribed`, {
 				description: `${error.message}. The service delivers only to https:// URLs (http:// is accepted for localhost). Set n8n's WEBHOOK_URL to a public https:// address.`,
 			});
-		}
-		throw toNodeError(context.getNode(), error);
-	}
-
-	if (!subscription.secret) {
-		await unsubscribe(context, service, subscription.id);
-		throw new NodeOperationError(
-			context.getNode(),
-			'The service created the webhook subscription but returned no signing secret',
-			{ description: 'Deliveries could not be verified, so the subscription was removed again. Try again.' },
-		);
-	}
-
-	state.subscriptionId = subscription.id;
-	state.secret = subscription.secret;
-	state.webhookUrl = url;
-	state.deliveryIds = [];
-	return true;
+		});
+		state.subscriptionId = subscription.id;
+		state.secret = subscription.secret;
+		state.webhookUrl = url;
+		state.deliveryIds = [];
+		return true;
+	});
 }
 
 /** Unsubscribes (a subscription already gone is fine) and forgets it. */
@@ -158,8 +130,7 @@ export async function deleteSubscription(context: IHookFunctions): Promise<boole
 	const state = context.getWorkflowStaticData('node');
 	const subscriptionId = state.subscriptionId;
 	if (typeof subscriptionId === 'string' && subscriptionId) {
-		const service = await client(context);
-		const removed = await unsubscribe(context, service, subscriptionId);
+		const removed = await withClient(context, async (service) => await unsubscribe(context, service, subscriptionId));
 		if (!removed) return false; // state kept, so a later deactivation can try again
 	}
 	clearState(state);

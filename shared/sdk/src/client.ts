@@ -221,8 +221,8 @@ export class CertificateServiceClient {
   iterateSubscriptions(): AsyncGenerator<WebhookSubscription> {
     return this.#exitIterator((api) => subscriptions.iterateSubscriptions(api));
   }
-  /** The returned `secret` is shown once: store it to verify deliveries. */
-  createSubscription(input: { url: string; events: EventType[] }): Promise<WebhookSubscription> {
+  /** The returned `secret` is shown once: store it to verify deliveries. An answer without one fails (and the subscription is deleted again). */
+  createSubscription(input: { url: string; events: EventType[] }): Promise<WebhookSubscription & { secret: string }> {
     return this.#exit((api) => subscriptions.createSubscription(api, input));
   }
   getSubscription(subscriptionId: string): Promise<WebhookSubscription> {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
 import {
-  CertificateServiceError,
   acceptOnly,
   collect,
   flattenEvent,
@@ -150,16 +149,8 @@ export function defineCertificateTrigger<const K extends string>(spec: Certifica
       ],
 
       performSubscribe: withClient(async (client, _z, bundle: Bundle) => {
+        // The core refuses (and deletes again) a subscription created without its signing secret.
         const subscription = await client.createSubscription({ url: String(bundle.targetUrl ?? ''), events: [spec.event] });
-        if (!subscription.secret) {
-          // Without the secret no delivery could be verified, so every one would be dropped.
-          await client.deleteSubscription(subscription.id).catch(() => undefined);
-          throw new CertificateServiceError({
-            code: 'UNKNOWN',
-            phase: 'response',
-            message: 'The Certificate Service created the webhook subscription but returned no signing secret, so deliveries could not be verified. The subscription was removed; turn the Zap on again.',
-          });
-        }
         // Becomes bundle.subscribeData: the id to unsubscribe, the secret to verify deliveries.
         return { id: subscription.id, secret: subscription.secret };
       }),

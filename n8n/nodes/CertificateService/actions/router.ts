@@ -1,10 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { CertificateServiceClient } from '@certificate-service/sdk/core';
-import { toNodeError } from '../helpers/errors';
+import { withClient } from '../../shared/client';
 import type { OperationExecute } from '../helpers/items';
-import { getClient } from '../transport';
 import * as batch from './batch/Batch.resource';
 import * as certificate from './certificate/Certificate.resource';
 import * as delivery from './delivery/Delivery.resource';
@@ -37,11 +35,5 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 
-	let client: CertificateServiceClient;
-	try {
-		client = await getClient(this);
-	} catch (error) {
-		throw toNodeError(this.getNode(), error);
-	}
-	return [await execute.call(this, client)];
+	return [await withClient(this, async (client) => await execute.call(this, client))];
 }

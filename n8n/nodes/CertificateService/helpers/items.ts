@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import type { CertificateServiceClient } from '@certificate-service/sdk/core';
 
-import { errorJson, toNodeError } from './errors';
+import { errorJson, toNodeError } from '../../shared/errors';
 
 export type ItemResult = IDataObject | IDataObject[];
 

@@ -1,2 +1,2 @@
-export * as listSearch from './listSearch';
+export * as listSearch from '../../shared/listSearch';
 export * as resourceMapping from './resourceMapping';

@@ -1,7 +1,6 @@
 import type { ILoadOptionsFunctions, ResourceMapperField, ResourceMapperFields } from 'n8n-workflow';
 
-import { toNodeError } from '../helpers/errors';
-import { getClient } from '../transport';
+import { withClient } from '../../shared/client';
 
 const OTHER_WAYS = 'Choose "Using Fields Below" or "Using JSON" under Data to enter them by name.';
 
@@ -19,9 +18,8 @@ export async function getVariableColumns(this: ILoadOptionsFunctions): Promise<R
 		return { fields: [], emptyFieldsNotice: `The batch comes from an expression, so its design's variables cannot be listed here. ${OTHER_WAYS}` };
 	}
 	const issuing = (this.getNodeParameter('operation', 'issue') as string) === 'issue';
-	try {
-		const client = await getClient(this);
-		const { source, variables } = await client.getBatchVariables(batchId.trim());
+	return await withClient(this, async (client) => {
+		const { source, variables } = await client.getBatchVariables(batchId);
 		if (source === 'none') {
 			return { fields: [], emptyFieldsNotice: `The batch's design lists no variables and its certificates use none yet. ${OTHER_WAYS}` };
 		}
@@ -36,7 +34,5 @@ export async function getVariableColumns(this: ILoadOptionsFunctions): Promise<R
 			...(v.default !== undefined && issuing ? { defaultValue: v.default } : {}),
 		}));
 		return { fields };
-	} catch (error) {
-		throw toNodeError(this.getNode(), error);
-	}
+	});
 }

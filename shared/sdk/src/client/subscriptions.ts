@@ -1,8 +1,9 @@
 import { action, one, unexpected, type Decoder } from '../decode';
+import { CertificateServiceError } from '../errors';
 import type { ActionResult, EventType, Page, WebhookSubscription } from '../types';
 import { validateEvents, validateWebhookUrl } from '../validation';
 import { page, type Api } from './api';
-import { ENDPOINTS } from './endpoints';
+import { endpointName, ENDPOINTS } from './endpoints';
 import { iterateList, listPage, type ListOptions, type ListSpec } from './list';
 
 const SECRET_KEYS = ['secret', 'signingSecret', 'signing_secret', 'secretKey'];
@@ -33,12 +34,27 @@ export function iterateSubscriptions(api: Api): AsyncGenerator<WebhookSubscripti
   return iterateList(api, SUBSCRIPTION_LIST);
 }
 
-/** The returned `secret` is shown once: store it to verify deliveries. */
-export async function createSubscription(api: Api, input: { url: string; events: EventType[] }): Promise<WebhookSubscription> {
+/**
+ * The returned `secret` is shown once: store it to verify deliveries. A creation that returns no
+ * secret cannot be used (no delivery could ever be verified, as with rotate): the subscription is
+ * deleted again, here, for every host, and the call fails saying so.
+ */
+export async function createSubscription(api: Api, input: { url: string; events: EventType[] }): Promise<WebhookSubscription & { secret: string }> {
   const body = { url: validateWebhookUrl(input?.url), events: validateEvents(input?.events) };
-  const created = await api.call({ endpoint: ENDPOINTS.createSubscription, body, handsOutSecret: true }, subscription);
+  let status = 0;
+  const created = await api.call({ endpoint: ENDPOINTS.createSubscription, body, handsOutSecret: true }, (answer, context) => ((status = context.status), subscription(answer, context)));
+  if (!created.secret) {
+    const removed = await deleteSubscription(api, created.id).then(() => 'It was deleted again.', () => `Deleting it again failed: delete subscription ${created.id} yourself.`);
+    throw new CertificateServiceError({
+      code: 'UNEXPECTED_RESPONSE',
+      phase: 'response',
+      status,
+      detail: { endpoint: endpointName(ENDPOINTS.createSubscription), subscriptionId: created.id },
+      message: `${endpointName(ENDPOINTS.createSubscription)} created subscription ${created.id} but returned no signing secret, so none of its deliveries could be verified. ${removed}`,
+    });
+  }
   api.secrets.add(created.secret);
-  return created;
+  return { ...created, secret: created.secret };
 }
 
 export async function getSubscription(api: Api, subscriptionId: string): Promise<WebhookSubscription> {

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { flattenEvent, handleDelivery, type DeliveryStore, type HeaderBag } from '@certificate-service/sdk/core';
-import { deliveryMemory, MEMORY_DELIVERIES } from '../../helpers/delivery-memory';
+import { deliveryMemory, MEMORY_DELIVERIES } from '../../../shared/delivery-memory';
 
 /*
  * The high-volume receive path: a Webhook node (POST, Raw Body on, respond immediately) in

@@ -10,6 +10,7 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import { CertificateServiceClient } from '@certificate-service/sdk/core';
+import { toNodeError } from './errors';
 import type { HttpResponse, Transport } from '@certificate-service/sdk/core';
 
 export const CREDENTIAL_TYPE = 'certificateServiceApi';
@@ -58,6 +59,19 @@ export function createTransport(context: ServiceContext): Transport {
 			body: response.body,
 		};
 	};
+}
+
+/**
+ * Runs `run` with a client for this context: the one place an operation, a load-options method,
+ * the poll and the trigger's hooks get their client and turn what it throws into n8n's error
+ * (`toNodeError`; n8n's own errors are kept as they are).
+ */
+export async function withClient<T>(context: ServiceContext, run: (client: CertificateServiceClient) => Promise<T>): Promise<T> {
+	try {
+		return await run(await getClient(context));
+	} catch (error) {
+		throw toNodeError(context.getNode(), error);
+	}
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { toNodeError } from '../helpers/errors';
-import { getClient } from '../transport';
+import { withClient } from './client';
 
 interface Named {
 	id: string;
@@ -37,17 +36,14 @@ export async function searchBatches(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	try {
-		const client = await getClient(this);
+	return await withClient(this, async (client) => {
 		const page = await client.listBatches({ cursor: paginationToken, status: 'all' });
 		const label = (b: Named) => {
 			const title = typeof b.title === 'string' && b.title ? b.title : b.id;
 			return b.status === 'archived' ? `${title} (archived)` : title;
 		};
 		return toResult(page.items as Named[], label, page.nextCursor, filter);
-	} catch (error) {
-		throw toNodeError(this.getNode(), error);
-	}
+	});
 }
 
 export async function searchDesigns(
@@ -55,14 +51,11 @@ export async function searchDesigns(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	try {
-		const client = await getClient(this);
+	return await withClient(this, async (client) => {
 		const page = await client.listDesigns({ cursor: paginationToken });
 		const label = (d: Named) => (typeof d.name === 'string' && d.name ? d.name : d.id);
 		return toResult(page.items as Named[], label, page.nextCursor, filter);
-	} catch (error) {
-		throw toNodeError(this.getNode(), error);
-	}
+	});
 }
 
 /**
@@ -78,15 +71,12 @@ export async function searchRecipients(
 	if (typeof batchId !== 'string' || !batchId.trim()) {
 		return { results: [] }; // choose a batch first
 	}
-	try {
-		const client = await getClient(this);
-		const page = await client.listRecipients(batchId.trim(), { cursor: paginationToken, limit: 100 });
+	return await withClient(this, async (client) => {
+		const page = await client.listRecipients(batchId, { cursor: paginationToken, limit: 100 });
 		const label = (r: Named) => {
 			const name = typeof r.name === 'string' && r.name ? r.name : r.id;
 			return typeof r.email === 'string' && r.email ? `${name} <${r.email}>` : name;
 		};
-		return toResult(page.items as unknown as Named[], label, page.nextCursor, filter);
-	} catch (error) {
-		throw toNodeError(this.getNode(), error);
-	}
+		return toResult(page.items, label, page.nextCursor, filter);
+	});
 }
