@@ -58,7 +58,7 @@ describe('@certificate-service/sdk', () => {
   test('the tarball ships dist, the ESM entries, the moved-bin pointer, README, LICENSE and CHANGELOG, and no sources or CLI', () => {
     const files = packed.sdk.files.map((f) => f.path);
     expect(files.filter((f) => !f.startsWith('dist/')).sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'bin/certsvc-moved.js', 'esm/core.mjs', 'esm/index.mjs', 'package.json']);
-    for (const f of ['dist/standalone.js', 'dist/standalone.d.ts', 'dist/index.js', 'dist/index.d.ts', 'dist/receivers/index.js', 'dist/undici-transport.js']) expect(files).toContain(f);
+    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/core.js', 'dist/core.d.ts', 'dist/receivers/index.js', 'dist/undici-transport.js']) expect(files).toContain(f);
     expect(files.filter((f) => f.startsWith('dist/cli/'))).toEqual([]);
     expect(pkg.private).toBeUndefined();
     expect(pkg.engines.node).toMatch(/^>=20/);

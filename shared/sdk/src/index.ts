@@ -1,95 +1,43 @@
-// The core's front door: what the connectors and SDK users build on, and nothing else.
-// It imports no host and no HTTP stack (see standalone.ts for the fetch-based entry point).
-// Internals (the requester, pagination and bulk readers, the validators) stay in their
-// modules; tests import them from there.
+// The entry point for apps (`@certificate-service/sdk`): the core, plus what a Node app needs on
+// top of it: a real HTTP transport (undici), a timer, and webhook receivers for its web framework.
+import { CertificateServiceClient, type ClientOptions } from './client';
+import { createFetchTransport } from './fetch-transport';
+import { validationError } from './errors';
+import { apiKeyFrom } from './validation';
+import type { Transport } from './transport';
+import { createUndiciTransport, type UndiciTransportOptions } from './undici-transport';
 
-// The client and its options.
-export {
-  CertificateServiceClient,
-  type ClientOptions,
-  type ListOptions,
-  type BatchListOptions,
-  type RecipientListOptions,
-  type IssueItem,
-  type IssueManyOptions,
-  type IssueOutcome,
-  type IssuePreview,
-  type PreviewOutcome,
-  type PollEvent,
-  type PollState,
-  type PollOptions,
-  type PollResult,
-  type PollAllOptions,
-  type PollAllResult,
-  type ListOrder,
-} from './client';
-export { POLL_EVENTS, POLL_EVENT_TYPES, pollFilter, polledEvent, DEFAULT_BUDGET, DEFAULT_WINDOW_DAYS, MAX_KNOWN } from './client/poll';
-export type { RetryOptions } from './retry';
-export type { RateLimitState } from './rate-limit';
-// Issuing: one outcome per item, a union on `kind`; counts and the distinct problems for reports.
-export { countOutcomes, outcomeProblems, ISSUE_OUTCOME_KINDS, type IssueOutcomeKind, type OutcomeCounts, type OutcomeProblem } from './issue/outcome';
-/** @deprecated in 0.3.0, removed in 0.4.0: the outcome union is now named IssueOutcome (switch on `kind`). */
-export type { IssueOutcome as ItemOutcome } from './issue/outcome';
-export { normaliseBaseUrl } from './base-url';
-// The one email key (trimmed, lower-cased): how skip-existing and find-by-email compare emails.
-export { emailKey } from './client/recipients';
-export { collect, MAX_PAGE_SIZE } from './pagination';
-// Checks a host runs itself, before any call: a trigger compares the events it is set to
-// with its subscription's; an update is checked before the certificate it applies to is
-// looked up; an email is checked before a batch is searched for it; a share token is read
-// from a bare token or a pasted certificate URL; a recipient (a CSV row) is checked before any is sent; the n8n credential applies the
-// HTTPS-except-loopback rule to its test request.
-export { validateEvents, validateIssue, validateUpdate, requireEmail, shareTokenFrom, apiKeyFrom } from './validation';
-export { parseSecureUrl } from './base-url';
-// A batch's certificate variables (client.getBatchVariables) and the check a host runs on
-// what it is about to send, so a required variable left empty fails before any request.
-export { checkRequiredVariables, type DesignVariable, type BatchVariables } from './variables';
+export * from './core';
+export * from './receivers';
+export { createFetchTransport, createUndiciTransport, type UndiciTransportOptions };
+export type { PooledTransport } from './undici-transport';
 
-// First contact: which list wrapper and cursor a body has, and the read-only checks of
-// `certsvc doctor` and the MCP server's `doctor` tool.
-export { describeList } from './decode';
-export { checkFirstContact, observeAnswer, FIELDS_READ, type FirstContactCheck, type ObservedAnswer } from './first-contact';
+/** Waits with a plain timer; the core itself takes its `sleep` from the host. */
+export const timerSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-// The one seam to the host's HTTP stack.
-export type { Transport, HttpRequest, HttpResponse } from './transport';
+// `baseUrl` and `apiKey` take `string | undefined`, so `process.env.…` type-checks under `strict`;
+// a missing one is a VALIDATION_ERROR naming the field, before any request.
+export type CreateClientOptions = Omit<ClientOptions, 'transport' | 'sleep' | 'baseUrl' | 'apiKey'> & {
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  /** Headers and body timeout of the default transport, in ms (default 30,000). */
+  timeoutMs?: number;
+  /** Further settings of the default undici transport (pool size, connect timeout, dispatcher). */
+  http?: UndiciTransportOptions;
+  /** Your own transport instead of undici (e.g. `createFetchTransport()`). */
+  transport?: Transport;
+  sleep?: ClientOptions['sleep'];
+};
 
-// The domain.
-export * from './types';
-
-// Errors: where a call failed, what it was, and what to tell the user (`hint`).
-export {
-  CertificateServiceError,
-  SERVICE_ERROR_CODES,
-  validationError,
-  hostHint,
-  // For a host's own output (a log line, a tool result): the redaction the client's exit applies.
-  redact,
-  SecretSet,
-  type HostWords,
-  type HintTopic,
-  type AnyErrorCode,
-  type ErrorCode,
-  type ErrorPhase,
-  type ServiceErrorCode,
-  type RequestIdentity,
-} from './errors';
-
-// Webhooks: sign, verify, de-duplicate, flatten.
-export { getHeader, type HeaderBag } from './headers';
-export { signPayload } from './webhooks/sign';
-export {
-  checkSignature,
-  checkDelivery,
-  verifyDelivery,
-  WebhookVerificationError,
-  DEFAULT_TOLERANCE_SECONDS,
-  type VerificationFailure,
-  type VerificationResult,
-  type SignatureResult,
-  type VerifyOptions,
-  type OtherEnvelope,
-} from './webhooks/verify';
-export { DeliveryDeduper } from './webhooks/dedupe';
-export { handleDelivery, acceptOnly, PENDING_RETRY_AFTER_SECONDS, type DeliveryResult, type HandleOptions } from './webhooks/handle';
-export { memoryStore, DEFAULT_PENDING_MS, type ClaimState, type DeliveryStore, type MemoryStoreOptions } from './webhooks/store';
-export { flattenEvent, type FlatEvent } from './webhooks/flatten';
+/** A client for scripts and servers: undici keep-alive transport, timer waits, Bearer auth added by the core. */
+export function createClient(options: CreateClientOptions): CertificateServiceClient {
+  const { timeoutMs, http, transport, apiKey, ...rest } = options;
+  if (!apiKeyFrom(apiKey)) throw validationError('apiKey', 'is required: the workspace API key (e.g. from CERTSVC_API_KEY)');
+  return new CertificateServiceClient({
+    sleep: timerSleep,
+    ...rest,
+    apiKey,
+    baseUrl: rest.baseUrl as string, // checked by the client, which names the field when it is missing
+    transport: transport ?? createUndiciTransport({ headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs, ...http }),
+  });
+}

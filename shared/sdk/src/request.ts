@@ -17,7 +17,7 @@ export interface RequesterOptions {
   retry?: Partial<RetryOptions>;
   /**
    * How to wait (Retry-After, backoff, pacing). Required so the core uses no timer global:
-   * n8n passes n8n-workflow's `sleep`, Zapier and standalone use a timer, tests a fake.
+   * n8n passes n8n-workflow's `sleep`, Zapier and `createClient` use a timer, tests a fake.
    */
   sleep: (ms: number) => Promise<void>;
   now?: () => number;

@@ -194,7 +194,7 @@ const CHECKS: Record<string, (s: Session) => Promise<void> | void> = {
     expect(s.serverLogs()[0]).toMatch(new RegExp(`^${pattern}`));
   },
   'shared/sdk/README.md': (s) => {
-    expect(fs.existsSync(path.join(s.fresh, 'certsvc/your-app/node_modules/@certificate-service/sdk/dist/standalone.js'))).toBe(true);
+    expect(fs.existsSync(path.join(s.fresh, 'certsvc/your-app/node_modules/@certificate-service/sdk/dist/index.js'))).toBe(true);
   },
   'test/bench/README.md': (s) => {
     expect(s.stdout).toMatch(/^\| P1 \| /m);

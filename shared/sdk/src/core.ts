@@ -1,0 +1,96 @@
+// The core's front door (`@certificate-service/sdk/core`): what the connectors and SDK users build
+// on, and nothing else. It imports no host and no HTTP stack (index.ts, the package's main entry,
+// adds them for apps: createClient on undici, the receivers).
+// Internals (the requester, pagination and bulk readers, the validators) stay in their
+// modules; tests import them from there.
+
+// The client and its options.
+export {
+  CertificateServiceClient,
+  type ClientOptions,
+  type ListOptions,
+  type BatchListOptions,
+  type RecipientListOptions,
+  type IssueItem,
+  type IssueManyOptions,
+  type IssueOutcome,
+  type IssuePreview,
+  type PreviewOutcome,
+  type PollEvent,
+  type PollState,
+  type PollOptions,
+  type PollResult,
+  type PollAllOptions,
+  type PollAllResult,
+  type ListOrder,
+} from './client';
+export { POLL_EVENTS, POLL_EVENT_TYPES, pollFilter, polledEvent, DEFAULT_BUDGET, DEFAULT_WINDOW_DAYS, MAX_KNOWN } from './client/poll';
+export type { RetryOptions } from './retry';
+export type { RateLimitState } from './rate-limit';
+// Issuing: one outcome per item, a union on `kind`; counts and the distinct problems for reports.
+export { countOutcomes, outcomeProblems, ISSUE_OUTCOME_KINDS, type IssueOutcomeKind, type OutcomeCounts, type OutcomeProblem } from './issue/outcome';
+/** @deprecated in 0.3.0, removed in 0.4.0: the outcome union is now named IssueOutcome (switch on `kind`). */
+export type { IssueOutcome as ItemOutcome } from './issue/outcome';
+export { normaliseBaseUrl } from './base-url';
+// The one email key (trimmed, lower-cased): how skip-existing and find-by-email compare emails.
+export { emailKey } from './client/recipients';
+export { collect, MAX_PAGE_SIZE } from './pagination';
+// Checks a host runs itself, before any call: a trigger compares the events it is set to
+// with its subscription's; an update is checked before the certificate it applies to is
+// looked up; an email is checked before a batch is searched for it; a share token is read
+// from a bare token or a pasted certificate URL; a recipient (a CSV row) is checked before any is sent; the n8n credential applies the
+// HTTPS-except-loopback rule to its test request.
+export { validateEvents, validateIssue, validateUpdate, requireEmail, shareTokenFrom, apiKeyFrom } from './validation';
+export { parseSecureUrl } from './base-url';
+// A batch's certificate variables (client.getBatchVariables) and the check a host runs on
+// what it is about to send, so a required variable left empty fails before any request.
+export { checkRequiredVariables, type DesignVariable, type BatchVariables } from './variables';
+
+// First contact: which list wrapper and cursor a body has, and the read-only checks of
+// `certsvc doctor` and the MCP server's `doctor` tool.
+export { describeList } from './decode';
+export { checkFirstContact, observeAnswer, FIELDS_READ, type FirstContactCheck, type ObservedAnswer } from './first-contact';
+
+// The one seam to the host's HTTP stack.
+export type { Transport, HttpRequest, HttpResponse } from './transport';
+
+// The domain.
+export * from './types';
+
+// Errors: where a call failed, what it was, and what to tell the user (`hint`).
+export {
+  CertificateServiceError,
+  SERVICE_ERROR_CODES,
+  validationError,
+  hostHint,
+  // For a host's own output (a log line, a tool result): the redaction the client's exit applies.
+  redact,
+  SecretSet,
+  type HostWords,
+  type HintTopic,
+  type AnyErrorCode,
+  type ErrorCode,
+  type ErrorPhase,
+  type ServiceErrorCode,
+  type RequestIdentity,
+} from './errors';
+
+// Webhooks: sign, verify, de-duplicate, flatten.
+export { getHeader, type HeaderBag } from './headers';
+export { signPayload } from './webhooks/sign';
+export {
+  checkSignature,
+  checkDelivery,
+  verifyDelivery,
+  WebhookVerificationError,
+  DEFAULT_TOLERANCE_SECONDS,
+  type VerificationFailure,
+  type VerificationResult,
+  type SignatureResult,
+  type VerifyOptions,
+  type OtherEnvelope,
+} from './webhooks/verify';
+export { DeliveryDeduper } from './webhooks/dedupe';
+export { handleDelivery, acceptOnly, PENDING_RETRY_AFTER_SECONDS, type DeliveryResult, type HandleOptions } from './webhooks/handle';
+export { memoryStore, DEFAULT_PENDING_MS, type ClaimState, type DeliveryStore, type MemoryStoreOptions } from './webhooks/store';
+export { flattenEvent, type FlatEvent } from './webhooks/flatten';
