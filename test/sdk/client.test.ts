@@ -32,7 +32,7 @@ const cases: Case[] = [
   { name: 'list recipients', method: 'get', path: '/api/v1/batches/batch_1/recipients?cursor=c2&limit=100&emailStatus=sent', reply: [200, { recipients: [r1], next: null }], call: (c) => c.listRecipients('batch_1', { cursor: 'c2', emailStatus: 'sent' }), expect: { items: [r1], nextCursor: null } },
   { name: 'get recipient', method: 'get', path: '/api/v1/batches/batch_1/recipients/rec_1', reply: [200, { data: r1 }], call: (c) => c.getRecipient('batch_1', 'rec_1'), expect: r1 },
   { name: 'issue', method: 'post', path: '/api/v1/batches/batch_1/recipients', body: { name: 'Ada', email: 'ada@example.com', data: { score: '9', passed: 'true' }, send: true }, reply: [201, r1], call: (c) => c.issueCertificate('batch_1', { name: 'Ada', email: 'ada@example.com', data: { score: 9, passed: true } }, { send: true }), expect: r1 },
-  { name: 'bulk issue', method: 'post', path: '/api/v1/batches/batch_1/recipients/bulk', body: { recipients: [{ name: 'A', email: 'a@example.com', data: {} }], send: false }, reply: [201, { data: [r1] }], call: (c) => c.bulkIssue('batch_1', [{ name: 'A', email: 'a@example.com' }], { send: false }), expect: [{ kind: 'issued', ok: true, recipient: r1 }] },
+  { name: 'bulk issue', method: 'post', path: '/api/v1/batches/batch_1/recipients/bulk', body: { recipients: [{ name: 'A', email: 'a@example.com', data: {} }], send: false }, reply: [201, { data: [r1] }], call: (c) => c.issueBulk('batch_1', [{ name: 'A', email: 'a@example.com' }], { send: false }), expect: [{ kind: 'issued', ok: true, recipient: r1 }] },
   { name: 'update recipient', method: 'patch', path: '/api/v1/batches/batch_1/recipients/rec_1', body: { name: 'Ada L', data: { grade: 'A' } }, reply: [200, r1], call: (c) => c.updateRecipient('batch_1', 'rec_1', { name: 'Ada L', data: { grade: 'A' } }) },
   { name: 'delete recipient', method: 'delete', path: '/api/v1/batches/batch_1/recipients/rec_1', reply: [204], call: (c) => c.deleteRecipient('batch_1', 'rec_1'), expect: { id: 'rec_1', batchId: 'batch_1', deleted: true } },
   { name: 'send', method: 'post', path: '/api/v1/batches/batch_1/recipients/rec_1/send', reply: [202, { ...r1, emailStatus: 'queued' }], call: (c) => c.sendCertificate('batch_1', 'rec_1') },
@@ -87,4 +87,10 @@ test('the key is sent trimmed (pasted with a space and a newline), and neither f
   const error = (await client.auth().catch((e: unknown) => e)) as Error;
   expect(requests).toEqual([`Bearer ${KEY}`]);
   expect(JSON.stringify({ m: error.message })).not.toContain(KEY);
+});
+
+test('bulkIssue, the deprecated name of issueBulk, makes the same call', async () => {
+  nock(API.replace('/api/v1', '')).post('/api/v1/batches/batch_1/recipients/bulk').reply(201, { data: [recipient(1)] });
+  const { client } = makeClient();
+  expect(await client.bulkIssue('batch_1', [{ name: 'A', email: 'a@example.com' }])).toEqual([{ kind: 'issued', ok: true, recipient: recipient(1) }]);
 });

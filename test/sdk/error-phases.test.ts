@@ -78,7 +78,7 @@ test('a validation error was never sent: no request at all', async () => {
 
 test('per-item outcomes of a bulk call: the service answered (response), or the item is unaccounted for (request, outcome unknown)', async () => {
   const s = scripted([reply(200, { results: [{ index: 0, recipient: recipient(0) }, { index: 1, error: { code: 'CONFLICT', message: 'dup' } }] })]);
-  const outcomes = await s.client.bulkIssue('batch_1', [0, 1, 2].map((i) => ({ name: `P${i}`, email: `p${i}@example.com` })));
+  const outcomes = await s.client.issueBulk('batch_1', [0, 1, 2].map((i) => ({ name: `P${i}`, email: `p${i}@example.com` })));
   expect(outcomes[0].ok).toBe(true);
   const [, second, third] = outcomes.map((o) => (o.ok ? undefined : o.error));
   expect(second).toMatchObject({ phase: 'response', code: 'CONFLICT', outcomeUnknown: false });

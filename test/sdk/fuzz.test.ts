@@ -130,7 +130,7 @@ test(`bulk: each item ends with its certificate or its error, and no error leaks
   await fc.assert(
     fc.asyncProperty(answer, async (a) => {
       const { client } = clientFor([a]);
-      const outcomes = await settle(() => client.bulkIssue('b1', [{ name: 'A', email: 'a@x.test' }, { name: 'B', email: 'b@x.test' }]));
+      const outcomes = await settle(() => client.issueBulk('b1', [{ name: 'A', email: 'a@x.test' }, { name: 'B', email: 'b@x.test' }]));
       if (Array.isArray(outcomes)) expect(outcomes).toHaveLength(2);
       outcomesClean(outcomes);
     }),

@@ -162,8 +162,12 @@ export class CertificateServiceClient {
     return this.#exit((api) => issuing.issueCertificate(api, batchId, input, options));
   }
   /** One bulk call of at most 100: each recipient's outcome (issued, failed, unknown), in input order. */
+  issueBulk(batchId: string, inputs: IssueInput[], options?: { send?: boolean }): Promise<IssueOutcome[]> {
+    return this.#exitOutcomes((api) => issuing.issueBulk(api, batchId, inputs, options));
+  }
+  /** @deprecated in 0.3.0, removed in 0.4.0: the same call, named `issueBulk` (one verb first, as issueMany and issueCertificate). */
   bulkIssue(batchId: string, inputs: IssueInput[], options?: { send?: boolean }): Promise<IssueOutcome[]> {
-    return this.#exitOutcomes((api) => issuing.bulkIssue(api, batchId, inputs, options));
+    return this.issueBulk(batchId, inputs, options);
   }
   /**
    * Any number of certificates, in as few calls as possible, each item ending with an outcome;

@@ -151,7 +151,7 @@ export async function issueCertificate(api: Api, batchId: string, input: IssueIn
 }
 
 /** One bulk call of at most 100: each recipient's outcome (issued, failed, unknown), in input order. */
-export async function bulkIssue(api: Api, batchId: string, inputs: IssueInput[], options: { send?: boolean } = {}): Promise<IssueOutcome[]> {
+export async function issueBulk(api: Api, batchId: string, inputs: IssueInput[], options: { send?: boolean } = {}): Promise<IssueOutcome[]> {
   const id = requireString(batchId, 'batchId');
   if (!Array.isArray(inputs)) throw validationError('recipients', 'must be a list of recipients');
   validateBulkSize(inputs.length);
