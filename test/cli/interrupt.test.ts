@@ -5,29 +5,18 @@
 // abandoned call after certsvc has gone (the sandbox processes a request whose client left).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { createClient } from '@certificate-service/sdk';
-import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { CLI, ensureBuilt } from '../support/built';
+import { CLI } from '../support/built';
+import { cliWorld } from '../support/cli';
 
 jest.setTimeout(60_000);
 
-let sb: Sandbox;
-let dir: string;
-beforeAll(async () => {
-  await ensureBuilt();
-  sb = await createSandbox({ rateLimit: false });
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-int-'));
-}, 120_000);
-afterAll(async () => {
-  await sb.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const world = cliWorld({ rateLimit: false }, 'certsvc-int-');
 
 const BULK_PATH = '^/api/v1/batches/[^/]+/recipients/bulk$';
-const bulkCalls = () => Object.entries(sb.controls.counters().requests.byRoute).filter(([r]) => /recipients\/bulk$/.test(r)).reduce((n, [, c]) => n + c, 0);
+const bulkCalls = () => Object.entries(world.sb.controls.counters().requests.byRoute).filter(([r]) => /recipients\/bulk$/.test(r)).reduce((n, [, c]) => n + c, 0);
 const until = async (what: () => boolean, ms = 20_000) => {
   const end = Date.now() + ms;
   while (!what()) {
@@ -37,18 +26,18 @@ const until = async (what: () => boolean, ms = 20_000) => {
 };
 
 async function setup(name: string) {
-  sb.controls.resetCounters();
-  const ws = sb.controls.createWorkspace({ quota: 10_000 });
-  const client = createClient({ baseUrl: sb.baseUrl, apiKey: ws.apiKey });
+  world.sb.controls.resetCounters();
+  const ws = world.sb.controls.createWorkspace({ quota: 10_000 });
+  const client = createClient({ baseUrl: world.sb.baseUrl, apiKey: ws.apiKey });
   const batchId = (await client.createBatch({ title: name, designId: 'design_classic' })).id;
-  const csv = path.join(dir, `${name}.csv`);
+  const csv = path.join(world.dir, `${name}.csv`);
   fs.writeFileSync(csv, ['name,email', ...Array.from({ length: 250 }, (_, i) => `Learner ${i},learner${i}@example.com`)].join('\n'));
-  return { ws, client, batchId, csv, errors: path.join(dir, `${name}-errors.csv`) };
+  return { ws, client, batchId, csv, errors: path.join(world.dir, `${name}-errors.csv`) };
 }
 
 /** Starts `certsvc issue`; `interrupt(n)` sends n SIGINTs while the second bulk call is held. */
 function issue(args: string[], apiKey: string) {
-  const child = spawn(process.execPath, [CLI, 'issue', ...args], { env: { PATH: process.env.PATH, CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_API_KEY: apiKey } });
+  const child = spawn(process.execPath, [CLI, 'issue', ...args], { env: { PATH: process.env.PATH, CERTSVC_BASE_URL: world.sb.baseUrl, CERTSVC_API_KEY: apiKey } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -69,12 +58,12 @@ const distinctEmails = async (client: ReturnType<typeof createClient>, batchId: 
 
 test('one Ctrl-C: the call in flight finishes, the rest is not sent, exit 130; the re-run issues only the rest', async () => {
   const { ws, client, batchId, csv, errors } = await setup('once');
-  sb.controls.injectFaults({ kind: 'delay', delayMs: 1500, every: 2, match: { method: 'POST', path: BULK_PATH } });
+  world.sb.controls.injectFaults({ kind: 'delay', delayMs: 1500, every: 2, match: { method: 'POST', path: BULK_PATH } });
   const run = issue(['--batch', batchId, '--csv', csv, '--errors', errors], ws.apiKey);
   await until(() => bulkCalls() === 2); // the second call is in flight, held by the sandbox
   run.child.kill('SIGINT');
   const r = await run.done;
-  sb.controls.clearFaults();
+  world.sb.controls.clearFaults();
   expect(r.code).toBe(130);
   expect(r.stderr).toContain('Stopping: the call in flight finishes, nothing more is sent');
   expect(summary(r.stdout)).toEqual({ issued: 200, skipped: 0, invalid: 0, failed: 0, unknown: 0, notSent: 50, requests: 3 });
@@ -87,12 +76,12 @@ test('one Ctrl-C: the call in flight finishes, the rest is not sent, exit 130; t
   expect(second.code).toBe(0);
   expect(summary(second.stdout)).toMatchObject({ issued: 50, skipped: 200 });
   expect(await distinctEmails(client, batchId)).toEqual({ total: 250, distinct: 250 });
-  expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
+  expect(world.sb.controls.quota(ws.workspaceId).used).toBe(250);
 });
 
 test('two Ctrl-C: it quits at once, the rows in flight written as "unknown" with the risk said; a re-run after the service finished issues nobody twice', async () => {
   const { ws, client, batchId, csv, errors } = await setup('twice');
-  sb.controls.injectFaults({ kind: 'delay', delayMs: 4000, every: 2, match: { method: 'POST', path: BULK_PATH } });
+  world.sb.controls.injectFaults({ kind: 'delay', delayMs: 4000, every: 2, match: { method: 'POST', path: BULK_PATH } });
   const run = issue(['--batch', batchId, '--csv', csv, '--errors', errors], ws.apiKey);
   await until(() => bulkCalls() === 2);
   const sentAt = Date.now();
@@ -109,11 +98,11 @@ test('two Ctrl-C: it quits at once, the rows in flight written as "unknown" with
   expect(written.filter((w) => w.outcome === 'notSent')).toHaveLength(50);
 
   // The service finishes the abandoned call (its client has gone); then the same command again.
-  await until(() => sb.controls.quota(ws.workspaceId).used === 200);
-  sb.controls.clearFaults();
+  await until(() => world.sb.controls.quota(ws.workspaceId).used === 200);
+  world.sb.controls.clearFaults();
   const second = await issue(['--batch', batchId, '--csv', csv], ws.apiKey).done;
   expect(second.code).toBe(0);
   expect(summary(second.stdout)).toMatchObject({ issued: 50, skipped: 200 });
   expect(await distinctEmails(client, batchId)).toEqual({ total: 250, distinct: 250 });
-  expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
+  expect(world.sb.controls.quota(ws.workspaceId).used).toBe(250);
 });

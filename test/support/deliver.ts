@@ -70,3 +70,29 @@ export function postDelivery(
     req.end(body);
   });
 }
+
+/** Sends a delivery again while it is answered 503 (pending), as the service's retries would: the first other answer. */
+export async function deliverUntilSettled(attempt: () => Promise<Attempt>, pauseMs: number, deadlineMs = 60_000): Promise<Attempt> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const answer = await attempt();
+    if (answer.status !== 503 || Date.now() > deadline) return answer;
+    await new Promise((r) => setTimeout(r, pauseMs));
+  }
+}
+
+/**
+ * n8n's executions once they held still for `stillMs` with none pending (n8n lists an execution a
+ * moment after it answered the call that started it), or at the deadline.
+ */
+export async function settledExecutions<E extends { id: unknown; status: string }>(list: () => Promise<E[]>, stillMs: number, deadlineMs: number): Promise<E[]> {
+  let last = '';
+  let since = Date.now();
+  for (const deadline = Date.now() + deadlineMs; ; ) {
+    const all = await list();
+    const now = all.map((e) => `${String(e.id)}:${e.status}`).join(',');
+    if (now !== last || all.some((e) => ['new', 'running', 'waiting'].includes(e.status))) [last, since] = [now, Date.now()];
+    else if (Date.now() - since >= stillMs || Date.now() > deadline) return all;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

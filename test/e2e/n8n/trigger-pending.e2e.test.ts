@@ -18,7 +18,7 @@ import { createClient, type Recipient } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { ensureN8nInstalled, startN8n, type N8nInstance } from './harness';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './package-setup';
-import { GAVE_UP, N8N_STARTED, postDelivery } from '../../support/deliver';
+import { deliverUntilSettled, GAVE_UP, N8N_STARTED, postDelivery, settledExecutions } from '../../support/deliver';
 
 jest.setTimeout(180_000);
 
@@ -64,14 +64,7 @@ describe('the instant trigger in a real n8n (one process, SQLite): pending, clai
     postDelivery(url, secret, { id: `whe_${deliveryId}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: recipient }, deliveryId, opts);
 
   /** Sends the delivery again while it is answered 503 (pending), as the service's retries would. */
-  async function deliverOnceSettled(deliveryId: string) {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const answer = await deliver(deliveryId);
-      if (answer.status !== 503 || Date.now() > deadline) return answer;
-      await sleep(1_000);
-    }
-  }
+  const deliverOnceSettled = (deliveryId: string) => deliverUntilSettled(() => deliver(deliveryId), 1_000);
 
   /**
    * How many executions ran this delivery (its event id in the trigger's output), once n8n's
@@ -79,17 +72,8 @@ describe('the instant trigger in a real n8n (one process, SQLite): pending, clai
    * answered the call that started it).
    */
   async function runsOf(deliveryId: string): Promise<number> {
-    let last = '';
-    let since = Date.now();
-    for (const deadline = Date.now() + 60_000; ; ) {
-      const all = await n8n.executions(workflowId);
-      const now = all.map((e: any) => `${e.id}:${e.status}`).join(',');
-      if (now !== last || all.some((e: any) => ['new', 'running', 'waiting'].includes(e.status))) [last, since] = [now, Date.now()];
-      else if (Date.now() - since >= 2_000 || Date.now() > deadline) {
-        return all.filter((e: any) => e.data?.resultData?.runData?.[TRIGGER_NAME]?.[0]?.data?.main?.[0]?.[0]?.json?.id === `whe_${deliveryId}`).length;
-      }
-      await sleep(250);
-    }
+    const all = await settledExecutions(() => n8n.executions(workflowId), 2_000, 60_000);
+    return all.filter((e: any) => e.data?.resultData?.runData?.[TRIGGER_NAME]?.[0]?.data?.main?.[0]?.[0]?.json?.id === `whe_${deliveryId}`).length;
   }
 
   beforeAll(async () => {

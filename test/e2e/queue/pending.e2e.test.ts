@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import { createClient, type Recipient } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
-import { GAVE_UP, N8N_STARTED, postDelivery } from '../../support/deliver';
+import { deliverUntilSettled, GAVE_UP, N8N_STARTED, postDelivery, settledExecutions } from '../../support/deliver';
 import { startQueueN8n, type QueueN8n } from './harness';
 import { allExecutions, countByEvent, sql } from './support';
 
@@ -55,26 +55,12 @@ describe('the instant trigger in queue mode: pending, claimed, released', () => 
     postDelivery(url, secret, { id: `whe_${deliveryId}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: recipient }, deliveryId, opts);
 
   /** Sends the delivery again while it is answered 503 (pending), as the service's retries would. */
-  async function deliverOnceSettled(deliveryId: string) {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const answer = await deliver(deliveryId);
-      if (answer.status !== 503 || Date.now() > deadline) return answer;
-      await sleep(500);
-    }
-  }
+  const deliverOnceSettled = (deliveryId: string) => deliverUntilSettled(() => deliver(deliveryId), 500);
 
   /** Successful executions that ran this delivery, once n8n's executions held still for 3 s with none pending. */
   async function runsOf(deliveryId: string): Promise<number> {
-    let last = '';
-    let since = Date.now();
-    for (const deadline = Date.now() + 90_000; ; ) {
-      const all = await allExecutions(q.main, workflowId);
-      const now = all.map((e) => `${e.id}:${e.status}`).join(',');
-      if (now !== last || all.some((e) => ['new', 'running', 'waiting'].includes(e.status))) [last, since] = [now, Date.now()];
-      else if (Date.now() - since >= 3_000 || Date.now() > deadline) return countByEvent(all.filter((e) => e.status === 'success')).get(`whe_${deliveryId}`) ?? 0;
-      await sleep(300);
-    }
+    const all = await settledExecutions(() => allExecutions(q.main, workflowId), 3_000, 90_000);
+    return countByEvent(all.filter((e) => e.status === 'success')).get(`whe_${deliveryId}`) ?? 0;
   }
 
   beforeAll(async () => {
