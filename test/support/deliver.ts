@@ -28,6 +28,17 @@ export const GAVE_UP = 'the sender gave up';
  */
 export const N8N_STARTED = 'firstEntryJson';
 
+/** The headers the service sends with a delivery: its event, its id and the signature of `body`. */
+export function deliveryHeaders(eventType: string, deliveryId: string, secret: string, body: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'Service-Webhook/1',
+    'x-service-event': eventType,
+    'x-service-delivery': deliveryId,
+    ...signPayload(secret, body),
+  };
+}
+
 export function postDelivery(
   url: string,
   secret: string,
@@ -42,13 +53,7 @@ export function postDelivery(
     const req = http.request(url, {
       method: 'POST',
       agent: false,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'Service-Webhook/1',
-        'x-service-event': event.type,
-        'x-service-delivery': deliveryId,
-        ...signPayload(secret, body),
-      },
+      headers: deliveryHeaders(event.type, deliveryId, secret, body),
     });
     const timer = setTimeout(() => {
       req.destroy();

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createClient, signPayload, type CertificateServiceClient } from '@certificate-service/sdk';
+import { deliveryHeaders } from '../../support/deliver';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { ensureN8nInstalled, n8nCacheDir, startN8n, type N8nInstance, type RunResult } from './harness';
 import { alive, copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR, processesWithEnv, withDescendants } from './package-setup';
@@ -138,17 +139,7 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
   /** POSTs an event to the production webhook URL as the service would, signed with `secret`. */
   async function deliver(event: { id: string; type: string; createdAt: string; data: unknown }, deliveryId: string, secret: string) {
     const body = JSON.stringify(event);
-    return await fetch(productionUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'Service-Webhook/1',
-        'x-service-event': event.type,
-        'x-service-delivery': deliveryId,
-        ...signPayload(secret, body),
-      },
-      body,
-    });
+    return await fetch(productionUrl, { method: 'POST', headers: deliveryHeaders(event.type, deliveryId, secret, body), body });
   }
 
   const realSecret = () => sb!.controls.subscriptions()[0].secret;
