@@ -24,7 +24,7 @@ export const PLANS: Record<string, Plan> = {
   'README.md › Try it from this clone #3': {
     skip: { 'bash test/e2e/n8n/n8n.sh start': 'run by the e2e harness after the block (startN8n with this script as its launcher, the fresh HOME as its user folder), which then runs an example workflow in it' },
   },
-  'README.md › Webhook subscriptions: 20 per workspace': {
+  'docs/subscriptions.md › Webhook subscriptions: 20 per workspace': {
     notRun: 'needs the live service (`<your service host>`) and the published CLI; test/cli/cli.test.ts lists and deletes subscriptions in a full sandbox workspace',
   },
   'docs/releasing.md › Releasing #1': { notRun: 'needs the live service (`<your service host>`); test/cli/doctor.test.ts runs `certsvc doctor` against the sandbox' },
