@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import type { INode, INodeTypeDescription } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, Workflow } from 'n8n-workflow';
 
-import { classifyNetworkError } from '../../shared/sdk/src/request';
+import { classifyNetworkError } from '../../shared/sdk/src/network-errors';
 import { getHeader } from '@certificate-service/sdk/core';
 import { createTransport } from '../../n8n/nodes/shared/client';
 import { CertificateServiceApi } from '../../n8n/credentials/CertificateServiceApi.credentials';

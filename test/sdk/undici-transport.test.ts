@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { errors as undiciErrors } from 'undici';
 import { CertificateServiceClient, CertificateServiceError, type Transport } from '@certificate-service/sdk/core';
-import { classifyNetworkError } from '../../shared/sdk/src/request';
+import { classifyNetworkError } from '../../shared/sdk/src/network-errors';
 import { createFetchTransport, createUndiciTransport } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 

@@ -1,6 +1,7 @@
 import { normaliseBaseUrl } from './base-url';
 import { one } from './decode';
-import { CertificateServiceError, redactError, SecretSet } from './errors';
+import { CertificateServiceError, redactError } from './errors';
+import { SecretSet } from './redact';
 import type { RateLimitState } from './rate-limit';
 import { Requester, type RequesterOptions } from './request';
 import type { Api } from './client/api';

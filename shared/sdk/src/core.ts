@@ -63,9 +63,6 @@ export {
   SERVICE_ERROR_CODES,
   validationError,
   hostHint,
-  // For a host's own output (a log line, a tool result): the redaction the client's exit applies.
-  redact,
-  SecretSet,
   type HostWords,
   type HintTopic,
   type AnyErrorCode,
@@ -74,6 +71,9 @@ export {
   type ServiceErrorCode,
   type RequestIdentity,
 } from './errors';
+
+// For a host's own output (a log line, a tool result): the redaction the client's exit applies.
+export { redact, SecretSet } from './redact';
 
 // Webhooks: sign, verify, de-duplicate, flatten.
 export { getHeader, type HeaderBag } from './headers';

@@ -1,5 +1,5 @@
 import type { Decoder, DecodedPage } from '../decode';
-import type { SecretSet } from '../errors';
+import type { SecretSet } from '../redact';
 import type { CallSpec } from '../request';
 import type { Page } from '../types';
 import { requireString } from '../validation';
