@@ -127,7 +127,7 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
       expect(routeCount('POST /auth')).toBeGreaterThan(authCalls);
       await modal.getByText('More details').click();
       // The credential's 401 rule: the core's hint instead of n8n's bare "Unauthorized".
-      await modal.getByText(/The API key is not recognized: check that it was copied completely/).waitFor();
+      await modal.getByText(/The service does not recognize the API key\. Copy the whole key again/).waitFor();
       // The failure's own test button.
       authCalls = routeCount('POST /auth');
       await modal.getByRole('button', { name: 'Retry' }).click();

@@ -303,7 +303,7 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
           expect(out).toHaveLength(3);
           for (const item of out) {
             expect(item).toMatchObject({ code: 'UNEXPECTED_RESPONSE', phase: 'response' });
-            expect(item.error).toMatch(/not issued, because the batch could not be read to skip certificates already issued \(GET \/batches\/\{batchId\}\/recipients answered 200/);
+            expect(item.error).toMatch(/not issued, because batch \S+ could not be read to skip the certificates it already has \(GET \/batches\/\{batchId\}\/recipients answered 200/);
           }
         } finally {
           sb!.controls.setListShape('default');

@@ -108,7 +108,7 @@ describe('n8n/examples in a real n8n 2.41.1', () => {
 		const refused = await savedAndTested('Certificate Service (wrong key)', `${sb!.url}/api/v1`, wrongKey);
 		expect(refused.result).toEqual({
 			status: 'Error',
-			message: expect.stringMatching(/^The API key is not recognized: check that it was copied completely/),
+			message: expect.stringMatching(/^The service does not recognize the API key\. Copy the whole key again, or make a new one under Settings → API keys/),
 		});
 		const elsewhere = await savedAndTested('Certificate Service (wrong path)', `${sb!.url}/not-the-api/api/v1`);
 		expect(elsewhere.result).toEqual({ status: 'Error', message: expect.stringMatching(/^No Certificate Service API answered at this Base URL/) });
