@@ -58,14 +58,14 @@ export interface IssueManyOptions {
 /** Steps 1 to 3: what would become of each item, with the reads it needs and no write. */
 async function planIssue(api: Api, items: readonly IssueItem[], options: IssueManyOptions): Promise<{ total: number; plan: CallPlan }> {
   const skipExisting = options.skipExisting !== false;
-  const items1 = planItems(items, options.data);
+  const itemPlan = planItems(items, options.data);
   const callOptions = { skipExisting, stopOnInvalid: options.stopOnInvalid, bulk: options.bulk, variables: options.variables instanceof Map ? byTrimmedId(options.variables) : undefined };
   // An invalid item with stopOnInvalid: nothing will be sent, so nothing is read either.
-  if (options.stopOnInvalid && items1.invalid.size > 0) return { total: items1.total, plan: planCalls(items1, noReads(), { ...callOptions, skipExisting: false }) };
-  const reads = await readBatches(api, items1.batchIds, { skipExisting, designVariables: options.variables === 'design', signal: options.signal });
-  const plan = planCalls(items1, reads, callOptions);
+  if (options.stopOnInvalid && itemPlan.invalid.size > 0) return { total: itemPlan.total, plan: planCalls(itemPlan, noReads(), { ...callOptions, skipExisting: false }) };
+  const reads = await readBatches(api, itemPlan.batchIds, { skipExisting, designVariables: options.variables === 'design', signal: options.signal });
+  const plan = planCalls(itemPlan, reads, callOptions);
   if (options.signal?.aborted) cancelUnsent(plan);
-  return { total: items1.total, plan };
+  return { total: itemPlan.total, plan };
 }
 
 /** The host's map keyed as the plan keys batches: by the trimmed id (the first of two ids that trim alike wins). */
