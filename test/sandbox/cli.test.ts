@@ -46,10 +46,16 @@ test('a busy port: exit 1, and the message names the address and --port', async 
 
 test('started as `npm exec -w shared/sandbox -- certsvc-sandbox &`, killing that pid stops the server', async () => {
   const port = await freePort();
-  const npm = spawn('npm', ['exec', '-w', 'shared/sandbox', '--', 'certsvc-sandbox', '--port', String(port)], { cwd: ROOT, stdio: 'ignore' });
+  const npm = spawn('npm', ['exec', '-w', 'shared/sandbox', '--', 'certsvc-sandbox', '--port', String(port)], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  npm.stderr!.on('data', (chunk) => (stderr += chunk));
   let tree: number[] = [];
   try {
-    await until(`the sandbox on ${port}`, () => answers(port));
+    // npm's own start takes seconds, more on a loaded CI machine; an early exit fails at once, with what it said.
+    await until(`the sandbox on ${port}`, async () => {
+      if (npm.exitCode !== null) throw new Error(`npm exec ended (${npm.exitCode}) before the sandbox answered: ${stderr}`);
+      return answers(port);
+    }, 45_000);
     tree = withDescendants([npm.pid!]); // npm, `sh -c`, the sandbox's node
     expect(tree.length).toBeGreaterThanOrEqual(2);
     process.kill(npm.pid!, 'SIGTERM'); // what `kill <pid>` does

@@ -18,6 +18,7 @@ import { createClient, type Recipient } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { ensureN8nInstalled, startN8n, type N8nInstance } from './harness';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './package-setup';
+import { TRIGGER_NAME, triggerWorkflow } from './trigger-workflow';
 import { deliverUntilSettled, GAVE_UP, N8N_STARTED, postDelivery, settledExecutions } from '../../support/deliver';
 
 jest.setTimeout(180_000);
@@ -26,7 +27,6 @@ jest.setTimeout(180_000);
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { DatabaseSync } = require('node:sqlite') as typeof import('node:sqlite');
 
-const TRIGGER_NAME = 'Certificate Service Trigger';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('the instant trigger in a real n8n (one process, SQLite): pending, claimed, released', () => {
@@ -86,22 +86,7 @@ describe('the instant trigger in a real n8n (one process, SQLite): pending, clai
     n8n = await startN8n({ customExtensionsDir: extDir });
     const cred = await n8n.createCredential('certificateServiceApi', 'cs', { apiKey: sb.apiKey, baseUrl: sb.url });
     const webhookId = randomUUID();
-    const wf = await n8n.createWorkflow({
-      name: 'e2e: trigger pending',
-      nodes: [
-        {
-          id: randomUUID(),
-          name: TRIGGER_NAME,
-          type: 'CUSTOM.certificateServiceTrigger',
-          typeVersion: 2,
-          position: [0, 0],
-          webhookId,
-          parameters: { events: ['certificate.issued'], batch: { __rl: true, mode: 'list', value: '' } },
-          credentials: { certificateServiceApi: { id: cred.id, name: 'cs' } },
-        },
-      ],
-      connections: {},
-    });
+    const wf = await n8n.createWorkflow(triggerWorkflow('e2e: trigger pending', webhookId, { id: cred.id, name: 'cs' }, { typeVersion: 2 }));
     workflowId = wf.id;
     await n8n.publish(wf.id);
     url = `${n8n.baseUrl}/webhook/${webhookId}/webhook`;

@@ -19,7 +19,8 @@ import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import type { N8nProcess } from '../n8n/harness';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from './harness';
-import { allExecutions, countByEvent, deliver, triggerWorkflow } from './support';
+import { triggerWorkflow } from '../n8n/trigger-workflow';
+import { allExecutions, countByEvent, deliver } from './support';
 import { attemptLabel, lostDeliveries, releasedIds } from '../../support/delivery-outcomes';
 
 jest.setTimeout(300_000);
@@ -172,7 +173,7 @@ describe('R9: faults in queue mode', () => {
 
   /** A published trigger for issued + sent; returns its workflow id and subscription. */
   async function publishTrigger(tag: string) {
-    const wf = await q.main.createWorkflow(triggerWorkflow(`R9 ${tag}`, `r9-${tag}`, credential, ['certificate.issued', 'certificate.sent']));
+    const wf = await q.main.createWorkflow(triggerWorkflow(`R9 ${tag}`, `r9-${tag}`, credential, { events: ['certificate.issued', 'certificate.sent'] }));
     await q.main.publish(wf.id);
     const sub = sb.controls.subscriptions(workspaceId).find((s) => s.url.includes(`/r9-${tag}/`))!;
     return { workflowId: wf.id, sub };

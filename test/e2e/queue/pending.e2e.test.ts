@@ -17,11 +17,11 @@ import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { deliverUntilSettled, GAVE_UP, N8N_STARTED, postDelivery, settledExecutions } from '../../support/deliver';
 import { startQueueN8n, type QueueN8n } from './harness';
+import { triggerWorkflow } from '../n8n/trigger-workflow';
 import { allExecutions, countByEvent, sql } from './support';
 
 jest.setTimeout(240_000);
 
-const TRIGGER_NAME = 'Certificate Service Trigger';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(what: string, timeoutMs: number, check: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
@@ -73,22 +73,7 @@ describe('the instant trigger in queue mode: pending, claimed, released', () => 
     recipient = await core.issueCertificate((await core.createBatch({ title: 'Queue pending', designId: 'design_classic' })).id, { name: 'Ada Queue', email: 'queue@example.com' });
     const cred = await q.main.createCredential('certificateServiceApi', 'cs', { apiKey: ws.apiKey, baseUrl: sb.url });
     const webhookId = randomUUID();
-    const wf = await q.main.createWorkflow({
-      name: 'queue: trigger pending',
-      nodes: [
-        {
-          id: randomUUID(),
-          name: TRIGGER_NAME,
-          type: 'CUSTOM.certificateServiceTrigger',
-          typeVersion: 2,
-          position: [0, 0],
-          webhookId,
-          parameters: { events: ['certificate.issued'], batch: { __rl: true, mode: 'list', value: '' } },
-          credentials: { certificateServiceApi: { id: cred.id, name: 'cs' } },
-        },
-      ],
-      connections: {},
-    });
+    const wf = await q.main.createWorkflow(triggerWorkflow('queue: trigger pending', webhookId, { id: cred.id, name: 'cs' }, { typeVersion: 2 }));
     workflowId = wf.id;
     await q.main.publish(workflowId);
     url = `${q.url}/webhook/${webhookId}/webhook`;

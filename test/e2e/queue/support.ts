@@ -1,34 +1,12 @@
 /**
- * Helpers of the queue-mode suite; the P8 benchmark uses `triggerWorkflow` too.
+ * Helpers of the queue-mode suites.
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
 import type { N8nInstance } from '../n8n/harness';
+import { TRIGGER_NAME } from '../n8n/trigger-workflow';
 import { postgresBinDir } from './services';
-
-export const TRIGGER = 'CUSTOM.certificateServiceTrigger';
-export const TRIGGER_NAME = 'Certificate Service Trigger';
-
-/** A workflow made of our trigger alone (every delivery it accepts is one execution). */
-export function triggerWorkflow(name: string, webhookId: string, credential: { id: string; name: string }, events = ['certificate.issued']) {
-  return {
-    name,
-    nodes: [
-      {
-        id: `trigger-${webhookId}`,
-        name: TRIGGER_NAME,
-        type: TRIGGER,
-        typeVersion: 1,
-        position: [0, 0],
-        webhookId,
-        parameters: { events, batch: { __rl: true, mode: 'list', value: '' } },
-        credentials: { certificateServiceApi: credential },
-      },
-    ],
-    connections: {},
-  };
-}
 
 export interface Sent {
   status: number;
