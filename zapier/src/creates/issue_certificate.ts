@@ -28,7 +28,8 @@ export default defineCreate({
           'Choose **True** to return the certificate this email (ignoring letter case) already has in the batch instead of issuing a second one. It reads the whole batch on every Zap run, so for one certificate per trigger prefer **Find or Issue Certificate**, which looks the email up first.',
       },
     ],
-    perform: withClient(async (client, _z, bundle) => {
+    // The return type makes a kind of outcome this switch forgets a build error.
+    perform: withClient(async (client, _z, bundle): Promise<Record<string, unknown>> => {
       const { batch_id, name, email, send, skip_existing } = bundle.inputData;
       const item = { batchId: text(batch_id) ?? '', name: text(name) ?? '', email: text(email) ?? '', data: combinedData(bundle.inputData), send: flag(send) ?? false };
       // The core's issue plan, for one item. Skip-existing is off unless asked: it reads the whole

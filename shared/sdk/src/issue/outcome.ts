@@ -36,8 +36,11 @@ export type IssueOutcome =
 export type IssueOutcomeKind = IssueOutcome['kind'];
 export type FailedOutcome = Extract<IssueOutcome, { ok: false }>;
 
+// A record, not a list: a kind added to the union and left out here fails the build.
+const KIND_ORDER: Record<IssueOutcomeKind, number> = { issued: 0, skipped: 1, invalid: 2, failed: 3, unknown: 4, notSent: 5, refusedEarlier: 6, unreadBatch: 7 };
+
 /** Every kind, in the order hosts report them. */
-export const ISSUE_OUTCOME_KINDS = ['issued', 'skipped', 'invalid', 'failed', 'unknown', 'notSent', 'refusedEarlier', 'unreadBatch'] as const satisfies readonly IssueOutcomeKind[];
+export const ISSUE_OUTCOME_KINDS: readonly IssueOutcomeKind[] = (Object.keys(KIND_ORDER) as IssueOutcomeKind[]).sort((a, b) => KIND_ORDER[a] - KIND_ORDER[b]);
 
 export type OutcomeCounts = Record<IssueOutcomeKind, number> & { total: number };
 
