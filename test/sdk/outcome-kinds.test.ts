@@ -1,0 +1,54 @@
+// Outcome kinds: hosts switch on the union, and the compiler finds a kind a host forgot. This
+// type-checks the core's outcome module and the hosts that switch on it with one kind added to
+// the union (in memory, through the TypeScript compiler API), and expects the build to fail in
+// each of them; without the addition it must type-check cleanly. The CLI and the MCP server
+// report by `ok` and by the counts, so they are not among them.
+import path from 'node:path';
+import ts from 'typescript';
+import { countOutcomes, ISSUE_OUTCOME_KINDS } from '@certificate-service/sdk/core';
+
+const ROOT = path.join(__dirname, '../..');
+const OUTCOME = path.join(ROOT, 'shared/sdk/src/issue/outcome.ts');
+const HOSTS = [
+  'n8n/nodes/CertificateService/actions/certificate/issue.operation.ts',
+  'zapier/src/creates/issue_certificate.ts',
+  'zapier/src/creates/issue_certificates_bulk.ts',
+].map((f) => path.join(ROOT, f));
+const LAST_KIND = "  | { kind: 'unreadBatch'; ok: false; error: CertificateServiceError; batchId: string };";
+
+/** The diagnostics of the outcome module and the hosts, with `outcome.ts` as `edit` makes it. */
+function diagnostics(edit: (source: string) => string): Map<string, string[]> {
+  const config = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!;
+  const options = { ...config.options, noEmit: true };
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile;
+  host.getSourceFile = (file, language, ...rest) =>
+    path.resolve(file) === OUTCOME ? ts.createSourceFile(file, edit(ts.sys.readFile(file)!), language) : getSourceFile.call(host, file, language, ...rest);
+  const program = ts.createProgram([OUTCOME, ...HOSTS], options, host);
+  const out = new Map<string, string[]>();
+  for (const file of [OUTCOME, ...HOSTS]) {
+    out.set(path.relative(ROOT, file), program.getSemanticDiagnostics(program.getSourceFile(file)).map((d) => `TS${d.code}`));
+  }
+  return out;
+}
+
+test('a kind added to the union fails the build in the counts and in every host that switches on it', () => {
+  const clean = diagnostics((source) => source);
+  for (const [file, codes] of clean) expect([file, codes]).toEqual([file, []]);
+
+  const added = diagnostics((source) => {
+    expect(source).toContain(LAST_KIND);
+    return source.replace(LAST_KIND, `${LAST_KIND.slice(0, -1)}\n  | { kind: 'forgotten'; ok: false; error: CertificateServiceError };`);
+  });
+  expect(Object.fromEntries(added)).toEqual({
+    'shared/sdk/src/issue/outcome.ts': ['TS2741'], // the counts' record lacks the new kind
+    'n8n/nodes/CertificateService/actions/certificate/issue.operation.ts': ['TS2366'], // the switch does not return for it
+    'zapier/src/creates/issue_certificate.ts': ['TS2366'],
+    'zapier/src/creates/issue_certificates_bulk.ts': ['TS2366'],
+  });
+}, 60_000);
+
+test('every kind is counted, in the order hosts report them', () => {
+  expect(ISSUE_OUTCOME_KINDS).toEqual(['issued', 'skipped', 'invalid', 'failed', 'unknown', 'notSent', 'refusedEarlier', 'unreadBatch']);
+  expect(countOutcomes([])).toEqual({ issued: 0, skipped: 0, invalid: 0, failed: 0, unknown: 0, notSent: 0, refusedEarlier: 0, unreadBatch: 0, total: 0 });
+});
