@@ -28,6 +28,11 @@ export const GAVE_UP = 'the sender gave up';
  */
 export const N8N_STARTED = 'firstEntryJson';
 
+/** The upstream that answered, from nginx's X-Served-By (`$upstream_addr`: "a, b" when it tried a first). */
+export function answeredBy(servedBy: string | null): string {
+  return servedBy?.split(',').pop()?.trim() ?? '';
+}
+
 /** The headers the service sends with a delivery: its event, its id and the signature of `body`. */
 export function deliveryHeaders(eventType: string, deliveryId: string, secret: string, body: string): Record<string, string> {
   return {
@@ -65,7 +70,7 @@ export function postDelivery(
       res.on('end', () => {
         clearTimeout(timer);
         const header = (name: string) => (res.headers[name] as string | undefined) ?? null;
-        end({ status: res.statusCode ?? 0, retryAfter: header('retry-after'), body: text, servedBy: header('x-served-by') ?? '' });
+        end({ status: res.statusCode ?? 0, retryAfter: header('retry-after'), body: text, servedBy: answeredBy(header('x-served-by')) });
       });
     });
     req.on('error', (error) => {

@@ -277,7 +277,7 @@ describe('R9: faults in queue mode', () => {
     });
     expect(runs.every((c) => c >= 1)).toBe(true);
     expect(onVictim.length).toBeGreaterThan(0);
-    expect(after.every((s) => s.status === 200 && s.servedBy === `127.0.0.1:${q.webhooks[1].port}`)).toBe(true);
+    expect(after.map((s) => [s.status, s.servedBy])).toEqual(onVictim.map(() => [200, `127.0.0.1:${q.webhooks[1].port}`]));
     // Where it stops: ids the dead process had seen once were in its memory only.
     expect(probeReruns).toBe(onVictim.length);
     await q.main.unpublish(workflowId);

@@ -185,8 +185,9 @@ export function webhookUpstream(ports: number[], routing: NginxOptions['routing'
 
 /**
  * nginx in front of n8n as users deploy queue mode: /webhook/ goes to the webhook processes,
- * everything else (UI, REST, /webhook-test/) to main. `X-Served-By` names the upstream that
- * answered, so tests can see where each copy of a delivery went.
+ * everything else (UI, REST, /webhook-test/) to main. `X-Served-By` is nginx's `$upstream_addr`:
+ * every upstream it tried for the request, the one that answered last (after a webhook process
+ * dies, nginx tries it again once its fail_timeout is over, then the next). `answeredBy` reads it.
  */
 export async function startNginx(dir: string, opts: NginxOptions): Promise<Service & { url: string; config: string }> {
   const bin = findProgram(['/usr/sbin/nginx'], 'nginx-light');

@@ -6,11 +6,12 @@ import * as path from 'node:path';
 import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
 import type { N8nInstance } from '../n8n/harness';
 import { TRIGGER_NAME } from '../n8n/trigger-workflow';
+import { answeredBy } from '../../support/deliver';
 import { postgresBinDir } from './services';
 
 export interface Sent {
   status: number;
-  /** The upstream nginx proxied to (its X-Served-By header). */
+  /** The upstream that answered (the last one nginx tried: answeredBy). */
   servedBy: string;
   body: string;
 }
@@ -30,7 +31,7 @@ export async function deliver(url: string, secret: string, event: WebhookEvent, 
     body,
     signal: AbortSignal.timeout(60_000),
   });
-  return { status: res.status, servedBy: res.headers.get('x-served-by') ?? '', body: await res.text() };
+  return { status: res.status, servedBy: answeredBy(res.headers.get('x-served-by')), body: await res.text() };
 }
 
 export interface ExecutionSummary {
