@@ -1,4 +1,5 @@
-import { bulkOutcomes, chunk } from '../../shared/sdk/src/issue/calls';
+import { bulkOutcomes } from '../../shared/sdk/src/issue/call';
+import { chunk } from '../../shared/sdk/src/issue/plan';
 import { recipient } from './helpers';
 import { reply, scripted } from './scripted';
 

@@ -1,7 +1,7 @@
 // The decoders, family by family (list, single, bulk, action), against known, unknown, empty,
 // HTML and truncated bodies: a known shape is read, anything else is UNEXPECTED_RESPONSE that
 // says what came back (status, content type, top-level keys) and never quotes a value.
-import { bulkOutcomes } from '../../shared/sdk/src/issue/calls';
+import { bulkOutcomes } from '../../shared/sdk/src/issue/call';
 import { action, describeList, listOf, one, type ResponseContext } from '../../shared/sdk/src/decode';
 import { CertificateServiceError } from '@certificate-service/sdk/core';
 import { recipient } from './helpers';

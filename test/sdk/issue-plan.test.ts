@@ -5,7 +5,7 @@ import { createClient } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { assembleOutcomes } from '../../shared/sdk/src/issue/assemble';
 import { noReads, planCalls, planItems, type BatchReads } from '../../shared/sdk/src/issue/plan';
-import { sendCalls } from '../../shared/sdk/src/issue/send';
+import { sendCalls } from '../../shared/sdk/src/issue';
 import { redactAnswer, SecretSet } from '../../shared/sdk/src/redact';
 import { Requester } from '../../shared/sdk/src/request';
 import type { Api } from '../../shared/sdk/src/client/api';

@@ -62,13 +62,17 @@ export function createTransport(context: ServiceContext): Transport {
 }
 
 /**
- * Runs `run` with a client for this context: the one place an operation, a load-options method,
+ * Runs `run` with a client for this context (as `this`, so an operation's `execute` is passed
+ * as it is): the one place an operation, a load-options method,
  * the poll and the trigger's hooks get their client and turn what it throws into n8n's error
  * (`toNodeError`; n8n's own errors are kept as they are).
  */
-export async function withClient<T>(context: ServiceContext, run: (client: CertificateServiceClient) => Promise<T>): Promise<T> {
+export async function withClient<C extends ServiceContext, T>(
+	context: C,
+	run: (this: C, client: CertificateServiceClient) => Promise<T>,
+): Promise<T> {
 	try {
-		return await run(await getClient(context));
+		return await run.call(context, await getClient(context));
 	} catch (error) {
 		throw toNodeError(context.getNode(), error);
 	}

@@ -4,7 +4,6 @@ import { CertificateServiceError, redactError } from './errors';
 import { SecretSet } from './redact';
 import type { RateLimitState } from './rate-limit';
 import { Requester, type RequesterOptions } from './request';
-import type { Api } from './client/api';
 import { ENDPOINTS } from './client/endpoints';
 import * as batches from './client/batches';
 import * as certificates from './client/certificates';
@@ -32,15 +31,14 @@ export type ClientOptions = RequesterOptions;
  */
 export class CertificateServiceClient {
   readonly #secrets: SecretSet;
+  /** The one call path; the resource functions take it as their `Api`. */
   readonly #http: Requester;
-  readonly #api: Api;
 
   constructor(options: ClientOptions) {
     this.#secrets = new SecretSet([options.apiKey, ...(options.secrets ?? [])]);
     // A user may paste the key into the Base URL field: the message must not echo it.
     const baseUrl = this.#exitSync(() => normaliseBaseUrl(options.baseUrl));
     this.#http = new Requester({ ...options, baseUrl }, this.#secrets);
-    this.#api = { call: (spec, decode) => this.#http.call(spec, decode), secrets: this.#secrets };
   }
 
   /** The normalised API base URL, ending in /api/v1. */
@@ -53,7 +51,9 @@ export class CertificateServiceClient {
 
   // --- The exit: every error the client makes is redacted here -------------------
   // (A transport's own error became a CertificateServiceError in the requester. What a host's own
-  // callback throws, onProgress or onOutcomes, passes through as the host threw it.)
+  // callback throws, onProgress or onOutcomes, passes through as the host threw it.) Every
+  // resource function is `async`, so even its input checks reject the promise #exit awaits
+  // (test/sdk/client-exit.test.ts calls every method with bad input).
 
   #scrub(error: unknown): unknown {
     return error instanceof CertificateServiceError ? redactError(error, this.#secrets.list()) : error;
@@ -67,9 +67,9 @@ export class CertificateServiceClient {
     }
   }
 
-  async #exit<T>(run: (api: Api) => Promise<T>): Promise<T> {
+  async #exit<T>(pending: Promise<T>): Promise<T> {
     try {
-      return await run(this.#api);
+      return await pending;
     } catch (error) {
       throw this.#scrub(error);
     }
@@ -79,8 +79,13 @@ export class CertificateServiceClient {
     return o.ok || !(o.error instanceof CertificateServiceError) ? o : { ...o, error: this.#scrub(o.error) };
   }
 
-  async #exitOutcomes<O extends { ok: boolean; error?: unknown }>(run: (api: Api) => Promise<O[]>): Promise<O[]> {
-    return (await this.#exit(run)).map((o) => this.#scrubOutcome(o));
+  /** #exit for a list of outcomes: each item's error leaves redacted too. */
+  async #exitOutcomes<O extends { ok: boolean; error?: unknown }>(pending: Promise<O[]>): Promise<O[]> {
+    try {
+      return (await pending).map((o) => this.#scrubOutcome(o));
+    } catch (error) {
+      throw this.#scrub(error);
+    }
   }
 
   /** A host's callback sees only redacted outcomes, like the answer. */
@@ -90,8 +95,8 @@ export class CertificateServiceClient {
   }
 
   /** Checks run when the iterator is made; errors thrown while iterating are redacted too. */
-  #exitIterator<T>(make: (api: Api) => AsyncGenerator<T>): AsyncGenerator<T> {
-    const [inner, scrub] = [this.#exitSync(() => make(this.#api)), (error: unknown) => this.#scrub(error)];
+  #exitIterator<T>(make: () => AsyncGenerator<T>): AsyncGenerator<T> {
+    const [inner, scrub] = [this.#exitSync(make), (error: unknown) => this.#scrub(error)];
     return (async function* () {
       try {
         yield* inner;
@@ -110,33 +115,33 @@ export class CertificateServiceClient {
 
   async auth(): Promise<Workspace> {
     // POST /auth only checks the key, so it is retried like a GET (ENDPOINTS.auth.safeToRepeat).
-    return this.#exit((api) => api.call({ endpoint: ENDPOINTS.auth }, one<Workspace>('the workspace', ['workspace'], ['workspaceId'])));
+    return this.#exit(this.#http.call({ endpoint: ENDPOINTS.auth }, one<Workspace>('the workspace', ['workspace'], ['workspaceId'])));
   }
 
   listBatches(options?: batches.BatchListOptions): Promise<Page<Batch>> {
-    return this.#exit((api) => batches.listBatches(api, options));
+    return this.#exit(batches.listBatches(this.#http, options));
   }
   iterateBatches(options?: Omit<batches.BatchListOptions, 'cursor'>): AsyncGenerator<Batch> {
-    return this.#exitIterator((api) => batches.iterateBatches(api, options));
+    return this.#exitIterator(() => batches.iterateBatches(this.#http, options));
   }
   getBatch(batchId: string): Promise<Batch> {
-    return this.#exit((api) => batches.getBatch(api, batchId));
+    return this.#exit(batches.getBatch(this.#http, batchId));
   }
   createBatch(input: { title: string; designId: string; [extra: string]: unknown }): Promise<Batch> {
-    return this.#exit((api) => batches.createBatch(api, input));
+    return this.#exit(batches.createBatch(this.#http, input));
   }
   /** The answer is not shown in the spec: what it says, over what the call knows (`id`, `status`). */
   archiveBatch(batchId: string): Promise<BatchChange> {
-    return this.#exit((api) => batches.setArchived(api, batchId, true));
+    return this.#exit(batches.setArchived(this.#http, batchId, true));
   }
   unarchiveBatch(batchId: string): Promise<BatchChange> {
-    return this.#exit((api) => batches.setArchived(api, batchId, false));
+    return this.#exit(batches.setArchived(this.#http, batchId, false));
   }
   listDesigns(options?: batches.ListOptions): Promise<Page<Design>> {
-    return this.#exit((api) => designs.listDesigns(api, options));
+    return this.#exit(designs.listDesigns(this.#http, options));
   }
   iterateDesigns(): AsyncGenerator<Design> {
-    return this.#exitIterator((api) => designs.iterateDesigns(api));
+    return this.#exitIterator(() => designs.iterateDesigns(this.#http));
   }
 
   /**
@@ -144,27 +149,27 @@ export class CertificateServiceClient {
    * reads), else the names seen in its most recent certificates, else none (`source`).
    */
   getBatchVariables(batchId: string): Promise<BatchVariables> {
-    return this.#exit((api) => getBatchVariables(api, batchId));
+    return this.#exit(getBatchVariables(this.#http, batchId));
   }
 
   // --- Recipients (issued certificates) -----------------------------------------
 
   listRecipients(batchId: string, options?: recipients.RecipientListOptions): Promise<Page<Recipient>> {
-    return this.#exit((api) => recipients.listRecipients(api, batchId, options));
+    return this.#exit(recipients.listRecipients(this.#http, batchId, options));
   }
   iterateRecipients(batchId: string, options?: Omit<recipients.RecipientListOptions, 'cursor'>): AsyncGenerator<Recipient> {
-    return this.#exitIterator((api) => recipients.iterateRecipients(api, batchId, options));
+    return this.#exitIterator(() => recipients.iterateRecipients(this.#http, batchId, options));
   }
   getRecipient(batchId: string, recipientId: string): Promise<Recipient> {
-    return this.#exit((api) => recipients.getRecipient(api, batchId, recipientId));
+    return this.#exit(recipients.getRecipient(this.#http, batchId, recipientId));
   }
   /** One certificate, one request (one quota unit); no skip-existing. Never retried after an unknown outcome. */
   issueCertificate(batchId: string, input: IssueInput, options?: { send?: boolean }): Promise<Recipient> {
-    return this.#exit((api) => issuing.issueCertificate(api, batchId, input, options));
+    return this.#exit(issuing.issueCertificate(this.#http, batchId, input, options));
   }
   /** One bulk call of at most 100: each recipient's outcome (issued, failed, unknown), in input order. */
   issueBulk(batchId: string, inputs: IssueInput[], options?: { send?: boolean }): Promise<IssueOutcome[]> {
-    return this.#exitOutcomes((api) => issuing.issueBulk(api, batchId, inputs, options));
+    return this.#exitOutcomes(issuing.issueBulk(this.#http, batchId, inputs, options));
   }
   /** @deprecated in 0.3.0, removed in 0.4.0: the same call, named `issueBulk` (one verb first, as issueMany and issueCertificate). */
   bulkIssue(batchId: string, inputs: IssueInput[], options?: { send?: boolean }): Promise<IssueOutcome[]> {
@@ -175,71 +180,71 @@ export class CertificateServiceClient {
    * skip-existing is on unless `skipExisting: false`. The one issue plan: see issue/index.ts.
    */
   issueMany(items: IssueItem[], options?: IssueManyOptions): Promise<IssueOutcome[]> {
-    return this.#exitOutcomes((api) => issuing.issueMany(api, items, this.#exitOptions(options)));
+    return this.#exitOutcomes(issuing.issueMany(this.#http, items, this.#exitOptions(options)));
   }
   /** What issueMany would do with these items (the same reads), without writing anything. */
   async previewIssue(items: IssueItem[], options?: Omit<IssueManyOptions, 'onCall' | 'onOutcomes' | 'onProgress'>): Promise<IssuePreview> {
-    const preview = await this.#exit((api) => issuing.previewIssue(api, items, options));
+    const preview = await this.#exit(issuing.previewIssue(this.#http, items, options));
     return { ...preview, outcomes: preview.outcomes.map((o) => this.#scrubOutcome(o)) };
   }
   /** The certificate issued to `email` in a batch, or null only after the whole batch was read. */
   findRecipientByEmail(batchId: string, email: string): Promise<Recipient | null> {
-    return this.#exit((api) => recipients.findRecipientByEmail(api, batchId, email));
+    return this.#exit(recipients.findRecipientByEmail(this.#http, batchId, email));
   }
   /** A batch's certificates by lower-cased email, in one paged read. */
   recipientsByEmail(batchId: string): Promise<Map<string, Recipient[]>> {
-    return this.#exit((api) => recipients.recipientsByEmail(api, batchId));
+    return this.#exit(recipients.recipientsByEmail(this.#http, batchId));
   }
   /** The answer is not shown in the spec: what it says, over what the call knows (`id`, `batchId`). */
   updateRecipient(batchId: string, recipientId: string, update: RecipientUpdate): Promise<RecipientChange> {
-    return this.#exit((api) => recipients.updateRecipient(api, batchId, recipientId, update));
+    return this.#exit(recipients.updateRecipient(this.#http, batchId, recipientId, update));
   }
   deleteRecipient(batchId: string, recipientId: string): Promise<ActionResult> {
-    return this.#exit((api) => recipients.deleteRecipient(api, batchId, recipientId));
+    return this.#exit(recipients.deleteRecipient(this.#http, batchId, recipientId));
   }
   sendCertificate(batchId: string, recipientId: string): Promise<ActionResult> {
-    return this.#exit((api) => recipients.sendCertificate(api, batchId, recipientId));
+    return this.#exit(recipients.sendCertificate(this.#http, batchId, recipientId));
   }
 
   // --- Polling (triggers without a subscription; see client/poll.ts) -------------
 
   /** The certificates of one batch new since `state` (issued, or by email status), newest first, and the next state. */
   pollCertificates(options: poll.PollOptions): Promise<poll.PollResult> {
-    return this.#exit((api) => poll.pollBatch(api, options));
+    return this.#exit(poll.pollBatch(this.#http, options));
   }
   /** The same over every active batch, with one state per batch. */
   pollActiveBatches(options: poll.PollAllOptions): Promise<poll.PollAllResult> {
-    return this.#exit((api) => poll.pollActiveBatches(api, options));
+    return this.#exit(poll.pollActiveBatches(this.#http, options));
   }
 
   getCertificate(certificateId: string): Promise<Recipient> {
-    return this.#exit((api) => certificates.getCertificate(api, certificateId));
+    return this.#exit(certificates.getCertificate(this.#http, certificateId));
   }
   /** Takes the share token, or the whole certificate URL (`…/v/<shareToken>`). */
   getCertificateByToken(shareTokenOrUrl: string): Promise<Recipient> {
-    return this.#exit((api) => certificates.getCertificateByToken(api, shareTokenOrUrl));
+    return this.#exit(certificates.getCertificateByToken(this.#http, shareTokenOrUrl));
   }
 
   listSubscriptions(options?: batches.ListOptions): Promise<Page<WebhookSubscription>> {
-    return this.#exit((api) => subscriptions.listSubscriptions(api, options));
+    return this.#exit(subscriptions.listSubscriptions(this.#http, options));
   }
   iterateSubscriptions(): AsyncGenerator<WebhookSubscription> {
-    return this.#exitIterator((api) => subscriptions.iterateSubscriptions(api));
+    return this.#exitIterator(() => subscriptions.iterateSubscriptions(this.#http));
   }
   /** The returned `secret` is shown once: store it to verify deliveries. An answer without one fails (and the subscription is deleted again). */
   createSubscription(input: { url: string; events: EventType[] }): Promise<WebhookSubscription & { secret: string }> {
-    return this.#exit((api) => subscriptions.createSubscription(api, input));
+    return this.#exit(subscriptions.createSubscription(this.#http, input));
   }
   getSubscription(subscriptionId: string): Promise<WebhookSubscription> {
-    return this.#exit((api) => subscriptions.getSubscription(api, subscriptionId));
+    return this.#exit(subscriptions.getSubscription(this.#http, subscriptionId));
   }
   deleteSubscription(subscriptionId: string): Promise<ActionResult> {
-    return this.#exit((api) => subscriptions.deleteSubscription(api, subscriptionId));
+    return this.#exit(subscriptions.deleteSubscription(this.#http, subscriptionId));
   }
   testSubscription(subscriptionId: string): Promise<ActionResult> {
-    return this.#exit((api) => subscriptions.testSubscription(api, subscriptionId));
+    return this.#exit(subscriptions.testSubscription(this.#http, subscriptionId));
   }
   rotateSubscriptionSecret(subscriptionId: string): Promise<{ id: string; secret: string }> {
-    return this.#exit((api) => subscriptions.rotateSubscriptionSecret(api, subscriptionId));
+    return this.#exit(subscriptions.rotateSubscriptionSecret(this.#http, subscriptionId));
   }
 }

@@ -5,9 +5,10 @@ import { jitterMs, othersBetween, parseRateLimit, parseRetryAfter, type RateLimi
 import { DEFAULT_RETRY, isRepeatable, retryDecision, type AttemptResult, type RetryOptions } from './retry';
 import type { HttpRequest, HttpResponse, Transport } from './transport';
 import { getHeader } from './headers';
-import { classifyNetworkError, connectFailure } from './network-errors';
+import { classifyNetworkError, connectFailure, networkError, transportError, unknownOutcome } from './network-errors';
 import { endpointName, type Endpoint } from './client/endpoints';
 import { apiKeyFrom, requireString } from './validation';
+import type { Api } from './client/api';
 
 export type { RetryOptions } from './retry';
 
@@ -66,7 +67,7 @@ function parseBody(body: unknown): unknown {
  * throws leaves as a CertificateServiceError. The client redacts every error once more at its
  * exit (a cause, a message quoting a request).
  */
-export class Requester {
+export class Requester implements Api {
   readonly baseUrl: string;
   readonly rate: RateLimitState = {};
   private readonly retry: RetryOptions;
@@ -75,8 +76,8 @@ export class Requester {
 
   constructor(
     private readonly options: RequesterOptions,
-    /** Taken out of every answer before it is read, so neither outputs nor errors carry them. */
-    private readonly secrets: SecretSet,
+    /** Taken out of every answer before it is read, so neither outputs nor errors carry them; a resource adds the signing secrets it is handed. */
+    readonly secrets: SecretSet,
   ) {
     this.baseUrl = options.baseUrl;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
@@ -118,7 +119,7 @@ export class Requester {
         const failure = classifyNetworkError(error);
         // Anything else a host's HTTP function throws is not a network failure we understand: it
         // leaves as a CertificateServiceError (redacted at the client's exit), and is not repeated.
-        if (!failure) throw this.transportError(error, identity, repeatable);
+        if (!failure) throw transportError(error, identity, repeatable);
         const connect = connectFailure(error);
         const result: AttemptResult = { kind: 'network', failure, ...(connect ? { connect } : {}) };
         const decision = retryDecision({ method, safeToRepeat, attempt, waitedMs: waited, result, options: this.retry });
@@ -129,7 +130,7 @@ export class Requester {
           continue;
         }
         // Nothing was sent when the connection failed, so the outcome is known unless an earlier attempt got further.
-        throw this.networkError(failure, error, identity, repeatable || (connect !== undefined && !unsure));
+        throw networkError(failure, error, identity, this.baseUrl, repeatable || (connect !== undefined && !unsure));
       }
 
       const now = this.now();
@@ -161,7 +162,7 @@ export class Requester {
         continue;
       }
       const error = errorFromResponse({ status: response.status, body, retryAfterSeconds: retryAfter, rateLimit: limits.limit, request: identity, secrets: this.secrets.list() });
-      if (response.status >= 500 && !repeatable) throw this.unknownOutcome(error, identity);
+      if (response.status >= 500 && !repeatable) throw unknownOutcome(error, identity);
       throw error;
     }
   }
@@ -179,53 +180,6 @@ export class Requester {
     if (wait <= 0 || wait > budgetMs) return 0;
     await this.sleep(wait);
     return wait;
-  }
-
-  private networkError(kind: 'TIMEOUT' | 'NETWORK_ERROR', cause: unknown, identity: RequestIdentity, outcomeKnown: boolean) {
-    const connect = connectFailure(cause);
-    const what = connect ? `could not connect to ${new URL(this.baseUrl).origin}` : kind === 'TIMEOUT' ? 'timed out' : 'failed before a response arrived';
-    // The first line only: OpenSSL's messages end in a newline and a source path.
-    const reason = cause instanceof Error ? ` (${cause.message.split('\n')[0].trim()})` : '';
-    const error = new CertificateServiceError({
-      code: kind,
-      phase: 'request',
-      message: `${identity.method} ${identity.path} ${what}${reason}.`,
-      request: identity,
-      detail: connect ? { connect: connect, baseUrl: this.baseUrl } : {},
-      cause,
-    });
-    return outcomeKnown ? error : this.unknownOutcome(error, identity);
-  }
-
-  /** A host's HTTP function threw something that is not a network failure (a bug, a host limit, a refused credential). */
-  private transportError(cause: unknown, identity: RequestIdentity, idempotent: boolean) {
-    const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : `a thrown ${cause === null ? 'null' : typeof cause}`;
-    const error = new CertificateServiceError({
-      code: 'TRANSPORT_ERROR',
-      phase: 'transport',
-      message: `${identity.method} ${identity.path}: the HTTP layer failed before an answer could be read (${what}).`,
-      request: identity,
-      cause,
-    });
-    return idempotent ? error : this.unknownOutcome(error, identity);
-  }
-
-  private unknownOutcome(error: CertificateServiceError, identity: RequestIdentity): CertificateServiceError {
-    const who = identity.recipients?.length
-      ? ` for ${identity.recipients.length === 1 ? identity.recipients[0] : `${identity.recipients.length} recipients (${identity.recipients[0]} …)`}`
-      : '';
-    // The advice (not repeated, check before re-running) is the error's `hint`, written once.
-    const transport = error.phase === 'transport';
-    return new CertificateServiceError({
-      code: error.code,
-      phase: transport ? 'transport' : 'request',
-      status: error.status,
-      detail: error.detail,
-      request: identity,
-      outcomeUnknown: true,
-      cause: error,
-      message: `Outcome unknown: ${identity.method} ${identity.path}${who} ${transport ? 'may have been sent, and no answer could be read' : 'was sent but no reliable answer came back'} (${error.message}).`,
-    });
   }
 }
 

@@ -21,6 +21,11 @@ export function requireString(value: unknown, field: string): string {
   return value.trim();
 }
 
+/** An options or input object: anything else (a missing argument) is a VALIDATION_ERROR naming it. */
+export function requireObject(value: unknown, field: string): void {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw validationError(field, 'must be an object');
+}
+
 export function requireEmail(value: unknown, field = 'email'): string {
   const email = requireString(value, field);
   if (!EMAIL.test(email)) throw validationError(field, `"${email}" is not a valid email address`);
@@ -63,6 +68,7 @@ export function validateIssue(input: IssueInput, prefix = ''): { name: string; e
 }
 
 export function validateUpdate(update: RecipientUpdate): Record<string, unknown> {
+  requireObject(update, 'update');
   const body: Record<string, unknown> = {};
   if (update.name !== undefined) body.name = requireString(update.name, 'name');
   if (update.email !== undefined) body.email = requireEmail(update.email, 'email');

@@ -35,5 +35,5 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 
-	return [await withClient(this, async (client) => await execute.call(this, client))];
+	return [await withClient(this, execute)];
 }

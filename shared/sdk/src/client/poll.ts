@@ -1,6 +1,6 @@
 import { validationError } from '../errors';
 import { MAX_PAGE_SIZE } from '../pagination';
-import { validateLimit } from '../validation';
+import { requireObject, validateLimit } from '../validation';
 import type { Batch, EventType, Recipient } from '../types';
 import { flattenEvent, type FlatEvent } from '../webhooks/flatten';
 import type { Api } from './api';
@@ -120,6 +120,7 @@ function checkCount(value: unknown, field: string, min: number, max: number): nu
 }
 
 function checkSettings(options: Omit<PollOptions, 'batchId' | 'state'>): PollSettings {
+  requireObject(options, 'options');
   const event = checkEvent(options.event);
   if (options.remember !== undefined && typeof options.remember !== 'boolean') throw validationError('remember', 'must be true or false');
   return {
@@ -140,6 +141,7 @@ function counting(api: Api): { api: Api; count: () => number } {
 
 /** One poll of one batch: what is new since `state`, newest first, and the state for the next poll (see the top of this file). */
 export async function pollBatch(outer: Api, options: PollOptions): Promise<PollResult> {
+  requireObject(options, 'options');
   seg(options.batchId, 'batchId');
   const settings = checkSettings(options);
   const state = readState(options.state, settings.event);

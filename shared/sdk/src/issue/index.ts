@@ -3,15 +3,15 @@ import { CertificateServiceError, validationError } from '../errors';
 import type { IssueInput, Recipient } from '../types';
 import { requireString, validateBulkSize, validateIssue } from '../validation';
 import type { DesignVariable } from '../variables';
+import { failCall, issueRequest } from './call';
 import { assembleOutcomes } from './assemble';
-import { postBulk, postOne, type ValidRecipient } from './calls';
-import type { IssueOutcome } from './outcome';
-import { noReads, planCalls, planItems, type CallPlan, type IssueItem } from './plan';
+import { notSent, refusedEarlier, type IssueOutcome } from './outcome';
+import { noReads, planCalls, planItems, type CallPlan, type IssueCall, type IssueItem, type ValidRecipient } from './plan';
 import { readBatches } from './read';
-import { sendCalls } from './send';
 
 // Issuing: one plan for every host (the n8n node, the Zapier app, the CLI, the MCP server, SDK
-// users): plan → read → plan the calls → send → assemble. Each step is its own module.
+// users): plan → read → plan the calls → send → assemble. The steps that only decide are their
+// own modules (plan.ts, read.ts, call.ts, assemble.ts); this one runs them and makes the calls.
 
 export type { IssueItem } from './plan';
 export type { IssueOutcome } from './outcome';
@@ -77,14 +77,7 @@ function byTrimmedId<T>(map: ReadonlyMap<string, T>): Map<string, T> {
 
 /** A run stopped while reading: what was to be sent is not (its batch may not have been read). */
 function cancelUnsent(plan: CallPlan): void {
-  for (const item of plan.calls.flatMap((c) => c.items)) {
-    plan.decided.set(item.index, {
-      kind: 'notSent',
-      ok: false,
-      reason: 'cancelled',
-      error: new CertificateServiceError({ code: 'NOT_SENT', phase: 'validation', message: `${item.recipient.email}: not sent, because the run was stopped before this call.` }),
-    });
-  }
+  for (const item of plan.calls.flatMap((c) => c.items)) plan.decided.set(item.index, notSent(item.recipient.email, 'cancelled'));
   plan.calls = []; // a repeat of one of them takes its outcome, as always
 }
 
@@ -147,14 +140,83 @@ export async function previewIssue(api: Api, items: readonly IssueItem[], option
 
 /** One certificate, one request (one quota unit); no plan, no skip. Throws its error. */
 export async function issueCertificate(api: Api, batchId: string, input: IssueInput, options: { send?: boolean } = {}): Promise<Recipient> {
-  return await postOne(api, requireString(batchId, 'batchId'), validateIssue(input), options.send);
+  const { spec, decode } = issueRequest({ batchId: requireString(batchId, 'batchId'), send: options.send, recipients: [validateIssue(input)] }, 'one');
+  const [outcome] = await api.call(spec, decode);
+  if (outcome.kind !== 'issued') throw outcome.error; // the single-issue answer is a certificate or an error
+  return outcome.recipient;
 }
 
-/** One bulk call of at most 100: each recipient's outcome (issued, failed, unknown), in input order. */
+/** One bulk call of at most 100: each recipient's outcome (issued, failed, unknown), in input order. Throws the call's own error. */
 export async function issueBulk(api: Api, batchId: string, inputs: IssueInput[], options: { send?: boolean } = {}): Promise<IssueOutcome[]> {
   const id = requireString(batchId, 'batchId');
   if (!Array.isArray(inputs)) throw validationError('recipients', 'must be a list of recipients');
   validateBulkSize(inputs.length);
   const recipients: ValidRecipient[] = inputs.map((r, i) => validateIssue(r, `recipients[${i}].`));
-  return await postBulk(api, id, recipients, options.send);
+  const { spec, decode } = issueRequest({ batchId: id, send: options.send, recipients }, 'bulk');
+  return await api.call(spec, decode);
+}
+
+// --- Step 4: send ----------------------------------------------------------------
+
+interface SendOptions {
+  /** Stop after the first call with an item that did not get its certificate. */
+  stopOnError?: boolean;
+  /** Aborted: the call in flight finishes, no further call is made. */
+  signal?: AbortSignal;
+  /** Before each call: the input indexes it carries. */
+  onCall?: (indexes: number[]) => void;
+  /** After each call (or held-back call): the outcomes it settled. */
+  onSettled?: (settled: Array<[index: number, outcome: IssueOutcome]>) => void;
+}
+
+/**
+ * How far a failed call's error reaches: a missing or archived batch refuses every later call
+ * into it, and a refused key every later call at all, so those calls are not made (they would
+ * only collect the same error, at a request each). An error about one item, or one whose outcome
+ * is unknown, reaches no further; nor does QUOTA_EXCEEDED, since a later, smaller call may still
+ * fit in what is left.
+ */
+export function errorReach(error: CertificateServiceError): 'batch' | 'all' | undefined {
+  if (error.outcomeUnknown || typeof error.detail.index === 'number') return undefined;
+  if (error.isAuthError) return 'all';
+  if (error.code === 'BATCH_ARCHIVED' || (error.code === 'NOT_FOUND' && error.phase === 'response')) return 'batch';
+  return undefined;
+}
+
+/**
+ * Step 4: the calls, in order, each made once. Every item of every call ends with an outcome,
+ * sent or held back (stopped, cancelled, or refused by an earlier call's error; see errorReach).
+ */
+export async function sendCalls(api: Api, calls: IssueCall[], options: SendOptions = {}): Promise<Map<number, IssueOutcome>> {
+  const out = new Map<number, IssueOutcome>();
+  let stoppedAt: number | undefined;
+  let refusedAll: { error: CertificateServiceError; because: number } | undefined;
+  const refusedBatch = new Map<string, { error: CertificateServiceError; because: number }>();
+  for (const call of calls) {
+    const indexes = call.items.map((item) => item.index);
+    const refusal = refusedAll ?? refusedBatch.get(call.batchId);
+    let results: IssueOutcome[];
+    if (options.signal?.aborted) results = call.items.map((item) => notSent(item.recipient.email, 'cancelled'));
+    else if (stoppedAt !== undefined) results = call.items.map((item) => notSent(item.recipient.email, 'stopOnError', stoppedAt));
+    else if (refusal) results = call.items.map((item) => refusedEarlier(item.recipient.email, refusal));
+    else {
+      options.onCall?.(indexes);
+      const recipients = call.items.map((item) => item.recipient);
+      const { spec, decode } = issueRequest({ batchId: call.batchId, send: call.send, recipients });
+      try {
+        results = await api.call(spec, decode);
+      } catch (error) {
+        if (!(error instanceof CertificateServiceError)) throw error;
+        // `because` of a call's failure is a position in the call: here it becomes an input index.
+        results = failCall(error, recipients.map((r) => r.email)).map((o) => (o.kind === 'failed' && o.because !== undefined ? { ...o, because: indexes[o.because] } : o));
+        const reach = errorReach(error);
+        if (reach === 'all') refusedAll = { error, because: indexes[0] };
+        else if (reach === 'batch') refusedBatch.set(call.batchId, { error, because: indexes[0] });
+      }
+      if (options.stopOnError) stoppedAt = indexes.find((_, j) => !results[j].ok);
+    }
+    indexes.forEach((index, j) => out.set(index, results[j]));
+    options.onSettled?.(indexes.map((index, j) => [index, results[j]]));
+  }
+  return out;
 }

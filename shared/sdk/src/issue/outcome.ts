@@ -1,4 +1,4 @@
-import type { CertificateServiceError } from '../errors';
+import { CertificateServiceError } from '../errors';
 import type { Recipient } from '../types';
 
 /**
@@ -42,6 +42,36 @@ const KINDS: Record<IssueOutcomeKind, true> = { issued: true, skipped: true, inv
 
 /** Every kind, in the order hosts report them. */
 export const ISSUE_OUTCOME_KINDS = Object.keys(KINDS) as readonly IssueOutcomeKind[];
+
+const NOT_SENT_BECAUSE = {
+  stopOnError: (because?: number) => `item ${because} failed and the run stops at the first failure`,
+  stopOnInvalid: (because?: number) => `item ${because} is invalid and nothing is sent while an item is invalid`,
+  cancelled: () => 'the run was stopped before this call',
+};
+
+/** Held back, never sent: `because` is the input index of the item that stopped the run. */
+export function notSent(email: string, reason: keyof typeof NOT_SENT_BECAUSE, because?: number): IssueOutcome {
+  const error = new CertificateServiceError({ code: 'NOT_SENT', phase: 'validation', message: `${email}: not sent, because ${NOT_SENT_BECAUSE[reason](because)}.` });
+  return { kind: 'notSent', ok: false, reason, ...(because !== undefined ? { because } : {}), error };
+}
+
+/** Held back, because an earlier call (input index `because`) was refused for a reason that holds for this item too. */
+export function refusedEarlier(email: string, refusal: { error: CertificateServiceError; because: number }): IssueOutcome {
+  const { error, because } = refusal;
+  return {
+    kind: 'refusedEarlier',
+    ok: false,
+    because,
+    error: new CertificateServiceError({
+      ...error.toJSON(),
+      code: error.code,
+      phase: 'validation',
+      outcomeUnknown: false,
+      message: `${email}: not sent, because an earlier call was refused for a reason that holds for this item too (${error.message})`,
+      cause: error,
+    }),
+  };
+}
 
 export type OutcomeCounts = Record<IssueOutcomeKind, number> & { total: number };
 

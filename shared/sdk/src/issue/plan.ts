@@ -1,10 +1,9 @@
 import { CertificateServiceError, validationError } from '../errors';
 import type { IssueInput, Recipient } from '../types';
-import { normaliseData, requireString, validateIssue } from '../validation';
+import { MAX_BULK, normaliseData, requireString, validateIssue } from '../validation';
 import { checkRequiredVariables, type DesignVariable } from '../variables';
 import { emailKey } from '../client/recipients';
-import { chunk, type ValidRecipient } from './calls';
-import type { IssueOutcome } from './outcome';
+import { notSent, type IssueOutcome } from './outcome';
 
 // The plan: every fact about an item computed once, before anything is read or sent (the batch
 // id trimmed, the email checked and keyed, the variables merged and checked), then, once the
@@ -14,6 +13,14 @@ import type { IssueOutcome } from './outcome';
 export interface IssueItem extends IssueInput {
   batchId: string;
   send?: boolean;
+}
+
+/** A recipient after validation: exactly what goes on the wire. */
+export interface ValidRecipient {
+  name: string;
+  email: string;
+  /** Certificate variables; a map without a prototype, so any name (even `__proto__`) is data. */
+  data: Record<string, string>;
 }
 
 /** A valid item, normalised once: nothing downstream trims, lower-cases or merges again. */
@@ -120,14 +127,6 @@ function unreadBatch(item: PlannedItem, failure: ReadFailure): IssueOutcome {
   return { kind: 'unreadBatch', ok: false, error, batchId: item.batchId };
 }
 
-function heldForInvalid(item: PlannedItem, because: number): IssueOutcome {
-  const error = new CertificateServiceError({
-    code: 'NOT_SENT',
-    phase: 'validation',
-    message: `${item.recipient.email}: not sent, because item ${because} is invalid and nothing is sent while an item is invalid.`,
-  });
-  return { kind: 'notSent', ok: false, error, reason: 'stopOnInvalid', because };
-}
 
 /**
  * Step 3, once the reads are in: what becomes of each valid item without sending (a failed read,
@@ -174,7 +173,7 @@ export function planCalls(plan: ItemPlan, reads: BatchReads, options: CallPlanOp
   const invalid = [...decided].filter(([, o]) => o.kind === 'invalid').map(([index]) => index);
   if (options.stopOnInvalid && invalid.length > 0) {
     const firstInvalid = Math.min(...invalid);
-    for (const item of plan.items) if (!decided.has(item.index)) decided.set(item.index, heldForInvalid(item, firstInvalid));
+    for (const item of plan.items) if (!decided.has(item.index)) decided.set(item.index, notSent(item.recipient.email, 'stopOnInvalid', firstInvalid));
     return { decided, calls: [], repeats: [] };
   }
 
@@ -191,4 +190,10 @@ export function planCalls(plan: ItemPlan, reads: BatchReads, options: CallPlanOp
     for (const part of chunk(group, options.bulk === false ? 1 : undefined)) calls.push({ batchId: part[0].batchId, send: part[0].send, items: part });
   }
   return { decided, calls, repeats };
+}
+
+export function chunk<T>(items: T[], size = MAX_BULK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }

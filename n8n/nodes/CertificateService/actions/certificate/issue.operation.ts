@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { countOutcomes } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, DesignVariable, IssueItem, IssueOutcome } from '@certificate-service/sdk/core';
-import { runItems, type ItemRun } from '../../helpers/items';
+import { readItems, type ItemRun } from '../../helpers/items';
 import { locatorValue, mappedVariables, readData, stringParam } from '../../helpers/params';
 import { batchLocator, dataFieldsProperties, recipientEmailField, simplifyField } from '../common.descriptions';
 import { shapeRecipient } from './recipient';
@@ -138,21 +138,14 @@ export async function execute(
 	client: CertificateServiceClient,
 ): Promise<INodeExecutionData[]> {
 	const { skipExisting, bulk } = runSettings(this);
-	let outcomes: IssueOutcome[] = [];
-	return await runItems(
-		this,
-		(itemIndex) => readRequest(this, itemIndex),
-		async (requests) => {
-			// Without "Continue On Fail" the node stops at the first failure, as n8n's nodes do:
-			// an invalid item stops it before anything is sent, and a failed call stops the
-			// calls after it (their items end `notSent`).
-			const stop = !this.continueOnFail();
-			outcomes = await client.issueMany(
-				requests.map((r) => r.item),
-				{ skipExisting, bulk, stopOnInvalid: stop, stopOnError: stop, variables: variablesByBatch(requests) },
-			);
-			return outcomes.map((o, k) => itemRun(o, requests[k].simplify));
-		},
+	const run = readItems(this, (itemIndex) => readRequest(this, itemIndex));
+	const stop = !run.continueOnFail;
+	const outcomes = await client.issueMany(
+		run.requests.map((r) => r.item),
+		{ skipExisting, bulk, stopOnInvalid: stop, stopOnError: stop, variables: variablesByBatch(run.requests) },
+	);
+	return run.output(
+		outcomes.map((o, k) => itemRun(o, run.requests[k].simplify)),
 		{ summarise: () => summarise(outcomes) },
 	);
 }

@@ -1,48 +1,41 @@
+import { ENDPOINTS } from '../client/endpoints';
 import { one, unexpected, type Decoder, type ResponseContext } from '../decode';
 import { CertificateServiceError } from '../errors';
+import type { CallSpec } from '../request';
 import type { Recipient } from '../types';
-import { MAX_BULK } from '../validation';
-import type { Api } from '../client/api';
-import { ENDPOINTS } from '../client/endpoints';
 import type { IssueOutcome } from './outcome';
+import type { ValidRecipient } from './plan';
 
-// The two endpoints that issue (spec section 4): one recipient, or a bulk call of at most 100.
-// Each answer is read into one outcome per recipient sent: issued, failed (the service refused
-// it) or unknown (sent, and the answer does not say). Neither call is ever repeated after an
-// unknown outcome: the API has no idempotency key, so a repeat could issue, and bill, twice.
+// One issue call (spec section 4): its request, and what its answer (or its failure) means for
+// each recipient sent: issued, failed (the service refused it) or unknown (sent, and the answer
+// does not say). The caller makes the call. It is never repeated after an unknown outcome: the
+// API has no idempotency key, so a repeat could issue, and bill, twice.
 
-/** A recipient after validation: exactly what goes on the wire. */
-export interface ValidRecipient {
-  name: string;
-  email: string;
-  /** Certificate variables; a map without a prototype, so any name (even `__proto__`) is data. */
-  data: Record<string, string>;
-}
-
-type SentOutcome = Extract<IssueOutcome, { kind: 'issued' | 'failed' | 'unknown' }>;
+export type SentOutcome = Extract<IssueOutcome, { kind: 'issued' | 'failed' | 'unknown' }>;
 
 // The same test as a bulk entry (isRecipient): an id and a certificate ID.
 const issued = one<Recipient>('the issued certificate', ['recipient', 'certificate'], ['id', 'certificateId']);
-const body = (recipient: object, send: boolean | undefined) => ({ ...recipient, ...(send !== undefined ? { send: !!send } : {}) });
-
-/** POST /batches/{batchId}/recipients: one certificate (one quota unit). */
-export async function postOne(api: Api, batchId: string, recipient: ValidRecipient, send: boolean | undefined): Promise<Recipient> {
-  return await api.call({ endpoint: ENDPOINTS.issueOne, params: { batchId }, body: body(recipient, send), recipients: [recipient.email] }, issued);
-}
 
 /**
- * POST /batches/{batchId}/recipients/bulk: at most 100, one outcome each, in input order.
- * Request body (not shown in the spec; our documented default): `{recipients: [...], send?}`.
+ * The request for one call and how to read its answer, one outcome per recipient: a lone
+ * recipient goes to the single-issue endpoint, whose answer's shape is documented, more to bulk
+ * (at most 100), unless `endpoint` says which. The bulk request body is not shown in the spec;
+ * ours is the documented default `{recipients: [...], send?}`.
  */
-export async function postBulk(api: Api, batchId: string, recipients: ValidRecipient[], send: boolean | undefined): Promise<SentOutcome[]> {
-  const emails = recipients.map((r) => r.email);
-  return await api.call({ endpoint: ENDPOINTS.issueBulk, params: { batchId }, body: body({ recipients }, send), recipients: emails }, bulkOutcomes(emails));
-}
-
-export function chunk<T>(items: T[], size = MAX_BULK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
+export function issueRequest(
+  call: { batchId: string; send: boolean | undefined; recipients: ValidRecipient[] },
+  endpoint: 'one' | 'bulk' = call.recipients.length === 1 ? 'one' : 'bulk',
+): { spec: CallSpec; decode: Decoder<SentOutcome[]> } {
+  const emails = call.recipients.map((r) => r.email);
+  const send = call.send !== undefined ? { send: !!call.send } : {};
+  const params = { batchId: call.batchId };
+  if (endpoint === 'one') {
+    return {
+      spec: { endpoint: ENDPOINTS.issueOne, params, body: { ...call.recipients[0], ...send }, recipients: emails },
+      decode: (body, context) => [{ kind: 'issued', ok: true, recipient: issued(body, context) }],
+    };
+  }
+  return { spec: { endpoint: ENDPOINTS.issueBulk, params, body: { recipients: call.recipients, ...send }, recipients: emails }, decode: bulkOutcomes(emails) };
 }
 
 function isRecipient(v: unknown): v is Recipient {
