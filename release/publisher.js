@@ -81,6 +81,17 @@ function packageFields(publisher, dir) {
   };
 }
 
+/**
+ * Replaces `file` in one step (written aside, then renamed over it): other processes read these
+ * files while a pack runs (Node reads the nearest package.json to resolve a module), and must see
+ * the old text or the new one, never a half-written file.
+ */
+function replaceFile(file, text) {
+  const aside = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(aside, text);
+  fs.renameSync(aside, file);
+}
+
 /** Writes those fields into `<dir>/package.json` (other keys and their order kept); true if it changed. */
 function stampPackageJson(dir, publisher = readPublisher(), root = ROOT) {
   const file = path.join(root, dir, 'package.json');
@@ -89,7 +100,7 @@ function stampPackageJson(dir, publisher = readPublisher(), root = ROOT) {
   Object.assign(pkg, packageFields(publisher, dir));
   const after = `${JSON.stringify(pkg, null, 2)}\n`;
   if (after === before) return false;
-  fs.writeFileSync(file, after);
+  replaceFile(file, after);
   return true;
 }
 
@@ -147,7 +158,7 @@ function prepack(dir, publisher = readPublisher(), root = ROOT, npm = packingPro
   for (const [file, backup] of Object.entries(BACKUPS)) fs.copyFileSync(path.join(root, dir, file), path.join(root, dir, backup));
   stampPackageJson(dir, publisher, root);
   const readme = path.join(root, dir, 'README.md');
-  fs.writeFileSync(readme, absoluteLinks(fs.readFileSync(readme, 'utf8'), publisher, dir, root));
+  replaceFile(readme, absoluteLinks(fs.readFileSync(readme, 'utf8'), publisher, dir, root));
   if (npm !== undefined && npm !== process.pid) {
     spawn(process.execPath, [__filename, 'restore-after', dir, String(owner), root], { detached: true, stdio: 'ignore' }).unref();
   }
