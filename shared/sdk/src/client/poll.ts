@@ -120,7 +120,6 @@ function checkCount(value: unknown, field: string, min: number, max: number): nu
 }
 
 function checkSettings(options: Omit<PollOptions, 'batchId' | 'state'>): PollSettings {
-  requireObject(options, 'options');
   const event = checkEvent(options.event);
   if (options.remember !== undefined && typeof options.remember !== 'boolean') throw validationError('remember', 'must be true or false');
   return {
@@ -160,6 +159,7 @@ export async function pollBatch(outer: Api, options: PollOptions): Promise<PollR
  * batch does not replay its certificates.
  */
 export async function pollActiveBatches(outer: Api, options: PollAllOptions): Promise<PollAllResult> {
+  requireObject(options, 'options');
   const settings = checkSettings(options);
   const first = options.states === undefined || options.states === null;
   const states: Record<string, PollState> = {};
