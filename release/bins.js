@@ -1,5 +1,6 @@
-// Run by a package's build (`node ../../release/bins.js`, in the package's folder): marks the
-// files its package.json names under "bin" executable. tsc writes them 0644, and `npm exec`
+// Run by a package's build (`node ../../release/bins.js`, in the package's folder), or by the
+// root build with the packages' folders as arguments: marks the files each package.json names
+// under "bin" executable. tsc writes them 0644, and `npm exec`
 // makes them executable only when it first links the package into its cache (~/.npm/_npx, keyed
 // by the package's path): a clone made again at the same path reuses that link, and running the
 // bin then fails with "Permission denied".
@@ -13,6 +14,9 @@ function makeBinsExecutable(dir) {
   return files;
 }
 
-if (require.main === module) makeBinsExecutable(process.cwd());
+if (require.main === module) {
+  const dirs = process.argv.slice(2);
+  for (const dir of dirs.length ? dirs : [process.cwd()]) makeBinsExecutable(path.resolve(dir));
+}
 
 module.exports = { makeBinsExecutable };

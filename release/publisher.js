@@ -126,6 +126,21 @@ function absoluteLinks(markdown, publisher, dir, root = ROOT) {
 }
 
 /**
+ * The files in a package's dist/ that no source in its src/ builds. `tsc -b` only writes and
+ * replaces outputs, so a source renamed or removed leaves its old output behind, and the pack
+ * would ship it.
+ */
+function staleOutputs(dir) {
+  const src = path.join(dir, 'src');
+  const dist = path.join(dir, 'dist');
+  if (!fs.existsSync(src) || !fs.existsSync(dist)) return [];
+  return fs
+    .readdirSync(dist, { recursive: true })
+    .filter((file) => /(\.d\.ts|\.js)$/.test(file) && !fs.existsSync(path.join(src, file.replace(/(\.d\.ts|\.js)$/, '.ts'))))
+    .map((file) => `dist/${file}`);
+}
+
+/**
  * `prepack`: keep package.json and README.md as committed, then stamp the identity into the
  * one and make the other's links absolute, so the tarball carries both. `postpack`: put the
  * committed files back. The tree is the same after a pack, and a build never touches a
@@ -139,6 +154,8 @@ function absoluteLinks(markdown, publisher, dir, root = ROOT) {
  * that finds a live pack's lock waits for it (two packs of one package at once).
  */
 function prepack(dir, publisher = readPublisher(), root = ROOT, npm = packingProcess()) {
+  const stale = staleOutputs(path.join(root, dir));
+  if (stale.length) throw new Error(`release/publisher.js: ${dir}/dist holds ${stale.join(', ')}, which no file in src/ builds (a source renamed or removed since): rm -rf ${dir}/dist && npm run build`);
   const owner = npm ?? process.ppid;
   const lock = path.join(root, dir, LOCK);
   const deadline = Date.now() + 5 * 60_000;
@@ -227,7 +244,7 @@ function parentOf(pid) {
   }
 }
 
-module.exports = { ROOT, FIELDS, NPM_PACKAGES, PUBLISHER_FILE, N8N_CODEX_DOCS, readPublisher, publisherProblems, docsLink, codexResources, packageFields, stampPackageJson, absoluteLinks, prepack, postpack, LOCK };
+module.exports = { ROOT, FIELDS, NPM_PACKAGES, PUBLISHER_FILE, N8N_CODEX_DOCS, readPublisher, publisherProblems, docsLink, codexResources, packageFields, stampPackageJson, absoluteLinks, staleOutputs, prepack, postpack, LOCK };
 
 // `node <root>/release/publisher.js prepack|postpack`, run by npm in a package's folder, and
 // `restore-after <dir> <pid> <root>`, the watcher prepack starts.

@@ -218,6 +218,28 @@ describe('a pack that fails leaves every tracked file as it was', () => {
     expect(snapshot(root)).toEqual(committed);
     expect(leftovers(root)).toEqual([]);
   });
+
+  it('a dist holding an output no source builds (tsc -b leaves it after a rename): the pack refuses before stamping, naming it', () => {
+    const root = path.join(tmp, 'stale');
+    const write = (file: string) => {
+      fs.mkdirSync(path.dirname(path.join(root, DIR, file)), { recursive: true });
+      fs.writeFileSync(path.join(root, DIR, file), '');
+    };
+    fs.mkdirSync(path.join(root, DIR), { recursive: true });
+    for (const f of files) fs.copyFileSync(path.join(ROOT, DIR, f), path.join(root, DIR, f));
+    for (const f of ['src/index.ts', 'src/webhooks/verify.ts', 'dist/index.js', 'dist/index.d.ts', 'dist/webhooks/verify.js', 'dist/standalone.js', 'dist/webhooks/old.d.ts']) write(f);
+    const committed = snapshot(root);
+
+    expect(() => release.prepack(DIR, real, root, process.pid)).toThrow(`${DIR}/dist holds dist/standalone.js, dist/webhooks/old.d.ts, which no file in src/ builds`);
+    expect(snapshot(root)).toEqual(committed);
+    expect(leftovers(root)).toEqual([]);
+
+    for (const f of ['dist/standalone.js', 'dist/webhooks/old.d.ts']) fs.rmSync(path.join(root, DIR, f));
+    release.prepack(DIR, real, root, process.pid);
+    expect(snapshot(root)).not.toEqual(committed);
+    release.postpack(DIR, root);
+    expect(snapshot(root)).toEqual(committed);
+  });
 });
 
 describe('release/check.js (npm run release:check without its build)', () => {

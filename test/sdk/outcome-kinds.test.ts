@@ -16,14 +16,21 @@ const HOSTS = [
 ].map((f) => path.join(ROOT, f));
 const LAST_KIND = "  | { kind: 'unreadBatch'; ok: false; error: CertificateServiceError; batchId: string };";
 
+const config = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!;
+const options = { ...config.options, noEmit: true };
+// Both programs share every parsed file but outcome.ts (the types of n8n-workflow and
+// zapier-platform-core are most of the work).
+const parsed = new Map<string, ts.SourceFile | undefined>();
+
 /** The diagnostics of the outcome module and the hosts, with `outcome.ts` as `edit` makes it. */
 function diagnostics(edit: (source: string) => string): Map<string, string[]> {
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!;
-  const options = { ...config.options, noEmit: true };
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile;
-  host.getSourceFile = (file, language, ...rest) =>
-    path.resolve(file) === OUTCOME ? ts.createSourceFile(file, edit(ts.sys.readFile(file)!), language) : getSourceFile.call(host, file, language, ...rest);
+  host.getSourceFile = (file, language, ...rest) => {
+    if (path.resolve(file) === OUTCOME) return ts.createSourceFile(file, edit(ts.sys.readFile(file)!), language);
+    if (!parsed.has(file)) parsed.set(file, getSourceFile.call(host, file, language, ...rest));
+    return parsed.get(file);
+  };
   const program = ts.createProgram([OUTCOME, ...HOSTS], options, host);
   const out = new Map<string, string[]>();
   for (const file of [OUTCOME, ...HOSTS]) {

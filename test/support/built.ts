@@ -20,7 +20,8 @@ const run = promisify(execFile);
 export async function ensureBuilt(): Promise<void> {
   for (const dir of Object.values(PACKAGES)) {
     const dist = path.join(dir, 'dist');
-    const sources = Math.max(newestMtime(path.join(dir, 'src')), fs.statSync(path.join(dir, 'package.json')).mtimeMs);
+    // What tsc reads: not package.json, which a pack stamps and puts back while other tests run.
+    const sources = Math.max(newestMtime(path.join(dir, 'src')), fs.statSync(path.join(dir, 'tsconfig.json')).mtimeMs);
     if (fs.existsSync(dist) && newestMtime(dist) >= sources) continue;
     await run(process.execPath, [path.resolve(__dirname, '../../node_modules/typescript/bin/tsc'), '-p', path.join(dir, 'tsconfig.json')]);
   }
