@@ -50,7 +50,7 @@ export function unitBlock(m: Measurement | undefined): string {
   const text =
     `\`npm run test:unit\` is the fast inner loop: everything that needs no n8n install, no browser and no ` +
     `Debian service, without the hosts' own tools and without coverage ([docs/tests.md](docs/tests.md) says why; ${list(tests.map(n))} tests; ${list(m.runs.map((r) => `${Math.round(r.seconds)}`))} s in ` +
-    `${m.runs.length === 1 ? 'one run' : `${m.runs.length} runs`} on a ${m.cpus}-core machine, build included, with a 1-minute ` +
+    `${m.runs.length === 1 ? 'one run' : `${m.runs.length} runs`} on a ${m.cpus}-core machine, build included, jest's cache warm (a first run in a new clone takes longer), with a 1-minute ` +
     `load average of ${range(m.runs.map((r) => r.loadBefore))} before ${m.runs.length === 1 ? 'it' : 'each'}; ` +
     `\`npm run test:unit:measure\`, ${list(dates)}). \`npm test\` also measures the SDK core's coverage ` +
     `(\`shared/sdk/src\`) and fails below ${threshold.lines} % of lines or ${threshold.branches} % of branches; ` +
