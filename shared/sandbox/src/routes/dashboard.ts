@@ -49,9 +49,8 @@ ${workspaceNav(d, ws?.id)}</header>`;
     return html`${header}<main><p class="empty">${why}</p></main>`;
   }
   return html`${header}<main>
-<p class="toc"><a href="#batches">${plural(ws.batches.length, 'batch', 'batches')}</a> ·
-${plural(d.certificates, 'certificate')} · <a href="#subscriptions">${plural(d.subscriptions.length, 'webhook subscription')}</a> ·
-<a href="#deliveries">${plural(d.deliveries.rows, 'delivery', 'deliveries')}</a></p>
+<p class="toc"><a href="#batches">${plural(ws.batches.length, 'batch', 'batches')}</a> · ${plural(d.certificates, 'certificate')}
+· <a href="#subscriptions">${plural(d.subscriptions.length, 'webhook subscription')}</a> · <a href="#deliveries">${plural(d.deliveries.rows, 'delivery', 'deliveries')}</a></p>
 <h2 id="batches">Batches <small>newest first${pageOf(d.batches)}</small></h2>
 ${ws.batches.length === 0 ? html`<p class="empty">No batches yet.</p>` : d.batches.items.map(batchSection)}
 ${pager(q, d.batches, 'page', 'batches')}
