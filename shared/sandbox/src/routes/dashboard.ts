@@ -111,7 +111,7 @@ function subscriptionsTable(d: Dashboard): Html {
 
 function deliveriesTable(rows: DeliveryRow[]): Html {
   const body = rows.map((r) => {
-    const progress = r.outcome === 'retrying' ? ` (${r.attempts.length} of ${MAX_ATTEMPTS} attempts so far)` : '';
+    const progress = r.outcome === 'retrying' ? html` <small>(${r.attempts.length} of ${MAX_ATTEMPTS} attempts so far)</small>` : '';
     return html`<tr><td>${r.type}<br><code>${r.deliveryId}</code>${r.copy > 0 ? ` copy ${r.copy + 1}` : ''}</td>
 <td>${r.certificate ? html`${r.certificate.name}<br><code>${r.certificate.certificateId}</code>` : html`<span class="empty">test delivery</span>`}</td>
 <td><code>${r.url}</code></td><td><ol class="attempts">${r.attempts.map(attemptItem)}</ol></td>
