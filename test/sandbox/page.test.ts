@@ -227,3 +227,30 @@ describe('html: the one place that escapes', () => {
     expect(escapeHtml(`<>&"'`)).toBe('&#60;&#62;&#38;&#34;&#39;');
   });
 });
+
+describe('deliveries that are about no certificate, and receiver URLs with a password', () => {
+  test('a test delivery and a deleted certificate say so; a password in a URL shows as ***', async () => {
+    const receiver = await startReceiver(() => 200);
+    try {
+      const ws = sb.controls.createWorkspace({ username: 'Receivers' });
+      const api = new Api(sb.baseUrl, ws.apiKey);
+      const url = receiver.url.replace('http://', 'http://hook-user:s3cret-pass@');
+      const sub = (await api.post('/webhooks/subscriptions', { url, events: ['certificate.issued'] })).body;
+      expect(sub.url).toBe(url);
+      await api.post(`/webhooks/subscriptions/${sub.id}/test`);
+      const batch = (await api.post('/batches', { title: 'Short-lived', designId: 'design_modern' })).body.id;
+      const cert = (await api.post(`/batches/${batch}/recipients`, { name: 'Gone Soon', email: 'gone@example.com' })).body;
+      await receiver.waitFor(2);
+      await sb.controls.waitForDeliveries((log) => log.filter((a) => a.subscriptionId === sub.id).length === 2);
+      expect((await api.delete(`/batches/${batch}/recipients/${cert.id}`)).status).toBe(204);
+
+      const { html } = await getHtml(`${sb.url}/?ws=${ws.workspaceId}`);
+      expect(html).not.toContain('s3cret-pass');
+      expect(html).toContain(receiver.url.replace('http://', 'http://hook-user:***@'));
+      const rows = rowsOf(html).filter((r) => r.startsWith('certificate.issued'));
+      expect(rows).toEqual([expect.stringMatching(/ certificate deleted http:\/\/hook-user:\*\*\*@/), expect.stringMatching(/ test delivery http:\/\/hook-user:\*\*\*@/)]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});

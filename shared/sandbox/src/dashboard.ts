@@ -45,8 +45,10 @@ export interface DeliveryRow {
   copy: number;
   type: DeliveryAttempt['type'];
   url: string;
-  /** The certificate the event is about; absent for a test delivery or a deleted certificate. */
+  /** The certificate the event is about, while it exists. */
   certificate?: Pick<Recipient, 'name' | 'certificateId'>;
+  /** A test delivery (`POST …/test`): its event is no real one, so the event log does not hold it. */
+  test: boolean;
   attempts: DeliveryAttempt[];
   /** The last attempt's outcome: what the engine did next. */
   outcome: DeliveryAttempt['outcome'];
@@ -139,7 +141,7 @@ function deliveryRows(sb: SandboxContext, workspaceId: string): DeliveryRow[] {
       const owner = sb.store.subscriptions.get(attempt.subscriptionId)?.workspaceId ?? event?.workspaceId;
       if (owner !== workspaceId) continue;
       const recipient = event && sb.store.recipients.get(event.recipientId)?.recipient;
-      row = { deliveryId: attempt.deliveryId, copy: attempt.copy, type: attempt.type, url: attempt.url, attempts: [], outcome: attempt.outcome };
+      row = { deliveryId: attempt.deliveryId, copy: attempt.copy, type: attempt.type, url: attempt.url, test: !event, attempts: [], outcome: attempt.outcome };
       if (recipient) row.certificate = { name: recipient.name, certificateId: recipient.certificateId };
       rows.set(key, row);
     }

@@ -103,7 +103,7 @@ function variables(data: Record<string, string>): Html {
 function subscriptionsTable(d: Dashboard): Html {
   if (d.subscriptions.length === 0) return html`<p class="empty">No webhook subscriptions.</p>`;
   const rows = d.subscriptions.map(
-    (s) => html`<tr><td><code>${s.id}</code></td><td><code>${s.url}</code></td><td>${s.events.join(', ')}</td><td>${time(s.createdAt)}</td></tr>`,
+    (s) => html`<tr><td><code>${s.id}</code></td><td><code>${withoutPassword(s.url)}</code></td><td>${s.events.join(', ')}</td><td>${time(s.createdAt)}</td></tr>`,
   );
   return html`<table><thead><tr><th>ID</th><th>URL</th><th>Events</th><th>Created</th></tr></thead><tbody>${rows}</tbody></table>
 <p class="meta">Signing secrets are not shown here: the API shows each one once, when the subscription is created or its secret rotated.</p>`;
@@ -113,8 +113,8 @@ function deliveriesTable(rows: DeliveryRow[]): Html {
   const body = rows.map((r) => {
     const progress = r.outcome === 'retrying' ? html` <small>(${r.attempts.length} of ${MAX_ATTEMPTS} attempts so far)</small>` : '';
     return html`<tr><td>${r.type}<br><code>${r.deliveryId}</code>${r.copy > 0 ? ` copy ${r.copy + 1}` : ''}</td>
-<td>${r.certificate ? html`${r.certificate.name}<br><code>${r.certificate.certificateId}</code>` : html`<span class="empty">test delivery</span>`}</td>
-<td><code>${r.url}</code></td><td><ol class="attempts">${r.attempts.map(attemptItem)}</ol></td>
+<td>${r.certificate ? html`${r.certificate.name}<br><code>${r.certificate.certificateId}</code>` : html`<span class="empty">${r.test ? 'test delivery' : 'certificate deleted'}</span>`}</td>
+<td><code>${withoutPassword(r.url)}</code></td><td><ol class="attempts">${r.attempts.map(attemptItem)}</ol></td>
 <td><span class="status ${r.outcome}">${r.outcome}</span>${progress}</td></tr>`;
   });
   return html`<table><thead><tr><th>Event</th><th>Certificate</th><th>Sent to</th><th>Attempts</th><th>Outcome</th></tr></thead><tbody>${body}</tbody></table>`;
@@ -124,6 +124,18 @@ function attemptItem(a: DeliveryAttempt): Html {
   const answer = a.answer ? html` · <q>${a.answer.length > 60 ? `${a.answer.slice(0, 60)}…` : a.answer}</q>` : '';
   const result = a.status !== undefined ? html`<b>${a.status}</b>` : html`<b>${a.error}</b>`;
   return html`<li>${result} · ${time(a.at)} · ${a.durationMs} ms${answer}</li>`;
+}
+
+/** A receiver URL may carry a password (`https://user:pass@host/…`): the page shows `***` instead. */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
 }
 
 function pager(q: DashboardQuery, p: Paged<unknown>, param: 'page' | 'deliveriesPage', anchor: string): Html {
