@@ -59,7 +59,10 @@ describe('a JSON client of / gets what it got before the page', () => {
 describe('the page in a browser (Accept lists text/html)', () => {
   test('needs no key, is not counted, and shows batches, certificates, subscriptions and deliveries', async () => {
     sb.controls.resetCounters();
+    const failingTries = () => sb.controls.deliveries().filter((a) => a.url === world.failingUrl).length;
+    const triedBefore = failingTries(); // a retry may land while the page is read
     const page = await getHtml(`${sb.url}/`);
+    const triedAfter = failingTries();
     expect(page.status).toBe(200);
     expect(page.type).toBe('text/html; charset=utf-8');
     expect(sb.controls.counters().requests.total).toBe(0);
@@ -79,10 +82,11 @@ describe('the page in a browser (Accept lists text/html)', () => {
 
     // Grace's certificate.failed: every attempt (503 with the receiver's answer), still retrying.
     const failedDelivery = rows.find((r) => r.startsWith('certificate.failed'))!;
-    const tries = sb.controls.deliveries().filter((a) => a.url === world.failingUrl);
     expect(failedDelivery).toContain(`Grace Hopper ${cert('Grace Hopper').certificateId} ${world.failingUrl}`);
-    expect(failedDelivery.match(/503 ·/g)).toHaveLength(tries.length);
-    expect(failedDelivery).toMatch(new RegExp(`retrying \\(${tries.length} of 7 attempts so far\\)$`));
+    const shown = failedDelivery.match(/503 ·/g)!.length;
+    expect(shown).toBeGreaterThanOrEqual(Math.max(3, triedBefore));
+    expect(shown).toBeLessThanOrEqual(triedAfter);
+    expect(failedDelivery).toMatch(new RegExp(`retrying \\(${shown} of 7 attempts so far\\)$`));
     const sent = rows.find((r) => r.startsWith('certificate.sent'))!;
     expect(sent).toMatch(/Ada Lovelace .* 200 · .* ms · ok succeeded$/);
   });
