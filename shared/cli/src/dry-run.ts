@@ -25,7 +25,7 @@ export interface DryRunSummary {
  */
 export async function runDryRun(flags: IssueInputFlags, connection: Connection, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): Promise<number> {
   const say = (text: string) => void stderr.write(text);
-  const input = await readIssueInput(flags, connection, say);
+  const input = await readIssueInput(flags, connection, say, { stopAtBadRow: false });
   const { rows } = input;
   const preview = await connection.client.previewIssue(input.items, { skipExisting: flags.skipExisting, variables: input.variables });
   const counts = { skipped: 0, invalid: 0 };

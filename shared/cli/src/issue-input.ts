@@ -1,8 +1,9 @@
-import { CertificateServiceError, type DesignVariable, type IssueItem, type IssueOutcome } from '@certificate-service/sdk';
+import { CertificateServiceError, validateIssue, type DesignVariable, type IssueItem, type IssueOutcome } from '@certificate-service/sdk';
 import { matchColumns } from './columns';
 import type { Connection } from './connect';
 import { readRows, renameColumns, repeatedEmails, type CsvRow } from './csv-rows';
 import { userPath } from './paths';
+import { UsageError } from './usage-error';
 
 /** The flags `certsvc issue` shares with `--dry-run`. */
 export interface IssueInputFlags {
@@ -12,6 +13,8 @@ export interface IssueInputFlags {
   skipExisting: boolean;
   /** A column the design does not name is an error (exit 2), not a warning. */
   strict?: boolean;
+  /** Issue the valid rows and report the invalid ones instead of sending nothing. */
+  skipInvalid?: boolean;
 }
 
 export interface IssueInput {
@@ -31,9 +34,12 @@ const shown = 10;
  * sent), which the columns are matched against (`Course` fills `course`; an unknown column warns).
  * Everything said goes to `say` (stderr).
  */
-export async function readIssueInput(flags: IssueInputFlags, connection: Connection, say: (text: string) => void): Promise<IssueInput> {
+export async function readIssueInput(flags: IssueInputFlags, connection: Connection, say: (text: string) => void, options: { stopAtBadRow: boolean }): Promise<IssueInput> {
   const csv = userPath(flags.csv);
   const file = readRows(csv);
+  // A bad name or email needs no read to be found: said before any request (the plan checks again).
+  const bad = options.stopAtBadRow ? file.rows.flatMap((row) => badRow(connection, row)) : [];
+  if (bad.length) throw new UsageError(`${csv} has ${bad.length} bad row${bad.length > 1 ? 's' : ''}; nothing was sent (--skip-invalid issues the others).\n  ${bad.slice(0, shown).join('\n  ')}${bad.length > shown ? `\n  … and ${bad.length - shown} more` : ''}`);
   const repeats = repeatedEmails(file.rows);
   for (const [line, first, email] of repeats.slice(0, shown)) {
     say(
@@ -50,6 +56,17 @@ export async function readIssueInput(flags: IssueInputFlags, connection: Connect
   const rows = renameColumns(file.rows, rename);
   const items = rows.map(({ name, email, data }) => ({ batchId: flags.batch, name, email, data, ...(flags.send ? { send: true } : {}) }));
   return { csv, rows, items, variables: new Map([[flags.batch, batch.variables]]) };
+}
+
+/** `line N: <reason>` when the row's name, email or data is bad on its own (the core's validator). */
+function badRow(connection: Connection, row: CsvRow): string[] {
+  try {
+    connection.client.check(() => validateIssue({ name: row.name, email: row.email, data: row.data }));
+    return [];
+  } catch (error) {
+    if (!(error instanceof CertificateServiceError)) throw error;
+    return [`line ${row.line}: ${error.message}`];
+  }
 }
 
 /**

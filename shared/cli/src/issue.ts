@@ -13,8 +13,6 @@ export interface IssueFlags extends IssueInputFlags {
   errors?: string;
   /** One CSV row per input row with its outcome and certificate, written as the run goes. */
   out?: string;
-  /** Issue the valid rows and report the invalid ones (in --errors) instead of sending nothing. */
-  skipInvalid?: boolean;
 }
 
 /** Where Ctrl-C comes from (the process; a fake in tests), and how the second one ends the run. */
@@ -104,7 +102,7 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
   bar?.doing('reading the batch');
   let input;
   try {
-    input = await readIssueInput(flags, connection, say);
+    input = await readIssueInput(flags, connection, say, { stopAtBadRow: flags.skipInvalid !== true });
   } catch (error) {
     bar?.stop();
     throw error;
@@ -121,11 +119,12 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
   const onInterrupt = () => {
     if (!stop.signal.aborted) {
       stop.abort();
-      bar?.stop('stopping');
-      stderr.write('Stopping: the call in flight finishes, nothing more is sent (Ctrl-C again to quit at once).\n');
+      say('Stopping: the call in flight finishes, nothing more is sent (Ctrl-C again to quit at once).\n');
+      bar?.doing('stopping');
       return;
     }
     // The second Ctrl-C: leave now, saying what may still happen.
+    bar?.stop('quit');
     const unsettled: Array<[number, IssueOutcome]> = [];
     for (const i of inFlight) if (!known[i]) unsettled.push([i, (known[i] = interruptedInFlight(rows[i]))]);
     for (let i = 0; i < rows.length; i++) if (!known[i]) unsettled.push([i, (known[i] = neverSent(rows[i]))]);
@@ -168,7 +167,7 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
     });
   } finally {
     interrupts.off('SIGINT', onInterrupt);
-    bar?.stop();
+    bar?.stop(stop.signal.aborted ? 'stopped' : undefined);
   }
 
   const invalid = outcomes.flatMap((o, i) => (o.kind === 'invalid' ? [`line ${rows[i].line}: ${invalidReason(o)}`] : []));
