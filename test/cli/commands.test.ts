@@ -145,3 +145,24 @@ test('Ctrl-C on a terminal: the bar ends at the true count (200/250, not 250/250
     expect(before.endsWith('\n') || before.endsWith('\r\x1b[K')).toBe(true); // not right after a drawing ("…250\x1b[K")
   }
 });
+
+test('--dry-run: skip for a row already in the batch, once for a repeated email, the quota; then the real run does the same; it writes no file', async () => {
+  const { batchId } = await batchWith(2); // p0, p1 already issued
+  const csv = path.join(dir, 'dry.csv');
+  fs.writeFileSync(csv, ['name,email', 'P 0,p0@example.com', 'New,new@example.com', 'New again,NEW@example.com', 'P 1,p1@example.com'].join('\n'));
+  const before = sb.controls.counters().requests.byRoute;
+  const posts = (byRoute: Record<string, number>) => Object.entries(byRoute).filter(([r]) => r.startsWith('POST')).reduce((n, [, c]) => n + c, 0);
+  const dry = await certsvc(['issue', '--dry-run', '--batch', batchId, '--csv', csv]);
+  expect(dry.code).toBe(0);
+  expect(posts(sb.controls.counters().requests.byRoute)).toBe(posts(before));
+  expect(dry.stderr).toMatch(/^line 2: skip, p0@example.com is already in the batch \(CERT-[\d-]+\)$/m);
+  expect(dry.stderr).toContain('line 3: issue (new@example.com)');
+  expect(dry.stderr).toContain('line 4: same email as line 3, gets its certificate');
+  expect(dry.stderr).toContain('Would issue 1 certificate (1 quota unit) in 1 call; nothing was sent.');
+  const said = JSON.parse(dry.stdout);
+  expect(said).toMatchObject({ dryRun: true, issue: 1, skipped: 3, invalid: 0, quota: 1, calls: 1 });
+  const real = await certsvc(['issue', '--batch', batchId, '--csv', csv]);
+  expect(JSON.parse(real.stdout)).toMatchObject({ issued: said.issue, skipped: said.skipped, invalid: said.invalid });
+  expect((await certsvc(['issue', '--dry-run', '--batch', batchId, '--csv', csv, '--out', path.join(dir, 'no.csv')])).code).toBe(2);
+  expect(fs.existsSync(path.join(dir, 'no.csv'))).toBe(false);
+});

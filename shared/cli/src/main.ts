@@ -84,7 +84,7 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
 
   cli
     .command('issue')
-    .description('issue a certificate per CSV row (columns name, email; every other column is a data field)')
+    .description("issue a certificate per CSV row (columns name, email; every other column fills the design's variable of that name)")
     .requiredOption('--batch <id>', 'batch id')
     .requiredOption('--csv <file>', 'CSV file with a header row')
     .option('--send', 'email each certificate')
@@ -93,7 +93,7 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
     .option('--out <file>', 'write every row with its outcome, certificate ID, URL and share token to this CSV file, as the run goes')
     .option('--skip-invalid', 'issue the valid rows and report the invalid ones, instead of sending nothing')
     .option('--strict', "a column that is not one of the design's variables is an error, not a warning")
-    .option('--dry-run', 'read only: print what each row would do and the quota it would use; send nothing')
+    .addOption(new Option('--dry-run', 'read only: print what each row would do and the quota it would use; send nothing').conflicts(['out', 'errors']))
     .action(async (o: IssueFlags & { dryRun?: boolean }, command: Command) => {
       const connection = connect(command.optsWithGlobals<ConnectionFlags>());
       result.exitCode = o.dryRun ? await runDryRun(o, connection, io.stdout, io.stderr) : await runIssue(o, connection, io.stdout, io.stderr);
