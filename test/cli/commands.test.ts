@@ -110,6 +110,8 @@ test('columns: trimmed, any case; a typo gets the closest variable; nothing said
   expect(() => matchColumns(['course', 'COURSE'], design(['course']), false)).toThrow(/both fill the variable "course"/);
   expect(matchColumns(['anything'], design([], 'design'), true).warnings).toEqual([]);
   expect(matchColumns(['anything'], design([], 'none'), true).warnings).toEqual([]);
+  const required = { ...design(['course']), variables: [{ name: 'course', label: 'Course', required: true, source: 'design' as const }] };
+  expect(() => matchColumns(['coures'], required, false)).toThrow('line 1: no "course" column, which the design requires (the header has: coures). Nothing was sent.');
   expect(closest('completedon', ['course', 'completedOn'])).toBe('completedOn');
   expect(closest('date', ['course'])).toBeUndefined();
 });

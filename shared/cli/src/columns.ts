@@ -54,6 +54,9 @@ export function matchColumns(columns: readonly string[], batch: BatchVariables, 
       warnings.push(`\`${column}\`: not a variable of this design; ${guess !== undefined ? `did you mean \`${guess}\`?` : `its variables are ${names.map((n) => `\`${n}\``).join(', ') || 'none'}.`}`);
     }
   }
+  // A required variable with no column at all: said once, not once per row.
+  const absent = batch.variables.filter((v) => v.required && !filledBy.has(v.name)).map((v) => `"${v.name}"`);
+  if (absent.length) throw new UsageError(`line 1: no ${absent.join(' or ')} column, which the design requires (the header has: ${columns.join(', ') || 'name, email only'}). Nothing was sent.`);
   if (strict && warnings.length) throw new UsageError(`line 1 (--strict): ${warnings.join(' ')} Nothing was sent.`);
   return { rename, warnings };
 }

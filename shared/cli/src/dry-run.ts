@@ -42,7 +42,7 @@ export async function runDryRun(flags: IssueInputFlags, connection: Connection, 
         return say(`${line}: skip, ${o.recipient.email} is already in the batch (${o.recipient.certificateId})\n`);
       case 'invalid':
         counts.invalid++;
-        return say(`${line}: invalid, ${invalidReason(o)}\n`);
+        return say(`${line}: invalid, ${invalidReason(o, input.variables.get(flags.batch) ?? [])}\n`);
       case 'unreadBatch':
         // The batch was read above; a later read failing is the command's error, as in a real run.
         throw o.error.cause instanceof CertificateServiceError ? o.error.cause : o.error;

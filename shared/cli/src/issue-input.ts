@@ -74,11 +74,13 @@ function badRow(connection: Connection, row: CsvRow): string[] {
  * named as the design names it (`"course" is required by the design and is empty`); any other
  * bad value keeps the core's message (`Invalid "email": …`).
  */
-export function invalidReason(outcome: Extract<IssueOutcome, { kind: 'invalid' }>): string {
+export function invalidReason(outcome: Extract<IssueOutcome, { kind: 'invalid' }>, variables: readonly DesignVariable[]): string {
   const error: CertificateServiceError = outcome.error;
   const field = error.field ?? '';
-  if (!field.startsWith('data.') || !/required by the certificate design/.test(error.message)) return error.message;
-  const also = /also required and empty: ([^)]*)\)/.exec(error.message)?.[1].split(', ') ?? [];
+  // The field the core names is the fact; the design says whether that variable is required.
+  const required = new Set(variables.filter((v) => v.required).map((v) => `data.${v.name}`));
+  if (!required.has(field)) return error.message;
+  const also = (/also required and empty: ([^)]*)\)/.exec(error.message)?.[1].split(', ') ?? []).filter((f) => required.has(f));
   const names = [field, ...also].map((f) => `"${f.replace(/^data\./, '')}"`);
   return names.length === 1 ? `${names[0]} is required by the design and is empty` : `${names.join(', ')} are required by the design and are empty`;
 }

@@ -170,7 +170,7 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
     bar?.stop(stop.signal.aborted ? 'stopped' : undefined);
   }
 
-  const invalid = outcomes.flatMap((o, i) => (o.kind === 'invalid' ? [`line ${rows[i].line}: ${invalidReason(o)}`] : []));
+  const invalid = outcomes.flatMap((o, i) => (o.kind === 'invalid' ? [`line ${rows[i].line}: ${invalidReason(o, input.variables.get(flags.batch) ?? [])}`] : []));
   if (invalid.length && flags.skipInvalid !== true) {
     const more = invalid.length > shown ? `\n  … and ${invalid.length - shown} more` : '';
     if (out) stderr.write(`Every row, none sent: ${userPath(flags.out!)}\n`);
