@@ -1,13 +1,12 @@
 // The MCP server: registers the tools of the list (tools/index.ts) that --tools and
 // --read-only leave, the resources and the prompt, and runs each call with its context
 // (the client, the confirmation step, progress, the cancel signal).
-import { randomUUID } from 'node:crypto';
 import type { CertificateServiceClient, HeaderBag } from '@certificate-service/sdk';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ElicitResultSchema, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { failure, success } from './answers';
-import { ConfirmationTokens, confirmer } from './confirm';
+import { ConfirmationTokens, confirmer, serviceIdentity } from './confirm';
 import { silentLogger, type Logger } from './log';
 import { registerPrompts } from './prompts';
 import { Redactor } from './redact';
@@ -17,8 +16,8 @@ import { TOOLS } from './tools';
 
 export const SERVER_NAME = 'certificate-service';
 export const DEFAULT_CONFIRM_ABOVE = 25;
-/** How long the user has to answer a confirmation the client shows. */
-const ELICITATION_TIMEOUT_MS = 10 * 60_000;
+/** How long the user has to answer a confirmation the client shows; silence changes nothing. */
+export const ELICITATION_TIMEOUT_MS = 30_000;
 
 export class UsageError extends Error {}
 
@@ -47,7 +46,12 @@ export interface ServerOptions extends ToolSelection {
   /** Strings no answer may carry (the API key, the HTTP token). */
   secrets?: ReadonlyArray<string | undefined>;
   log?: Logger;
+  /** Confirmation tokens (default: kept in the state folder, confirmationsDir()). */
   tokens?: ConfirmationTokens;
+  /** The service the calls go to, serviceIdentity(baseUrl, apiKey), which tokens are bound to (default: the client's base URL). */
+  service?: string;
+  /** How long to wait for the user's answer to a confirmation (default 30 s). */
+  askTimeoutMs?: number;
   version?: string;
 }
 
@@ -63,7 +67,6 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
   const redactor = new Redactor(options.secrets);
   const log = options.log ?? silentLogger;
   const tokens = options.tokens ?? new ConfirmationTokens();
-  const instance = randomUUID();
   const running = new Set<Promise<unknown>>();
   const server = new McpServer(
     { name: SERVER_NAME, title: 'Certificate Service', version: options.version ?? '0.0.0' },
@@ -106,7 +109,7 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
             },
             confirm: confirmer({
               tokens,
-              session: extra.sessionId ?? instance,
+              service: options.service ?? serviceIdentity(client.baseUrl, undefined),
               elicit: canElicit
                 ? async (message) => {
                     // A client that cannot show the question (or errs, or times out) has not said yes.
@@ -120,7 +123,7 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
                         },
                       },
                       ElicitResultSchema,
-                      { timeout: ELICITATION_TIMEOUT_MS },
+                      { timeout: options.askTimeoutMs ?? ELICITATION_TIMEOUT_MS },
                     ).catch((error: unknown) => {
                       log.warn(`${tool.name}: the confirmation could not be asked (${error instanceof Error ? error.message : String(error)}); nothing was done`);
                       return { action: 'cancel' as const, content: undefined };

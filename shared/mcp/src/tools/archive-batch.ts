@@ -12,7 +12,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   async run(args, { client, confirm }) {
     const batch = await client.getBatch(args.batchId);
-    const ok = await confirm({ tool: 'archive_batch', args, action: `Archive batch ${batch.id} ("${batch.title}", now ${batch.status}): no certificate can be issued into it until it is unarchived.`, preview: { batch: batchView(batch) } });
+    const ok = await confirm({ tool: 'archive_batch', args, target: [batch.id], action: `Archive batch ${batch.id} ("${batch.title}", now ${batch.status}): no certificate can be issued into it until it is unarchived.`, preview: { batch: batchView(batch) } });
     if (!ok.go) return ok.answer;
     return { data: { done: true, batch: batchView(await client.archiveBatch(batch.id)) } };
   },

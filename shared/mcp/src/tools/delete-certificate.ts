@@ -11,7 +11,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   async run(args, { client, confirm }) {
     const cert = await findTarget(client, args);
-    const ok = await confirm({ tool: 'delete_certificate', args, action: `Delete certificate ${cert.certificateId} of ${cert.name} <${cert.email}> in batch ${cert.batchId}. It cannot be restored.`, preview: { certificate: certificateView(cert) } });
+    const ok = await confirm({ tool: 'delete_certificate', args, target: [cert.batchId, cert.id], action: `Delete certificate ${cert.certificateId} of ${cert.name} <${cert.email}> in batch ${cert.batchId}. It cannot be restored.`, preview: { certificate: certificateView(cert) } });
     if (!ok.go) return ok.answer;
     await client.deleteRecipient(cert.batchId, cert.id);
     return { data: { done: true, deleted: { certificateId: cert.certificateId, email: cert.email } } };

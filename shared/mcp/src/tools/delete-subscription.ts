@@ -13,7 +13,7 @@ export default defineTool({
   async run(args, { client, confirm }) {
     const s = await client.getSubscription(args.subscriptionId);
     const shown = { id: s.id, url: s.url, events: s.events };
-    const ok = await confirm({ tool: 'delete_subscription', args, action: `Delete webhook subscription ${s.id} (${s.url}, events ${s.events.join(', ')}): that URL stops receiving events.`, preview: { subscription: shown } });
+    const ok = await confirm({ tool: 'delete_subscription', args, target: [s.id], action: `Delete webhook subscription ${s.id} (${s.url}, events ${s.events.join(', ')}): that URL stops receiving events.`, preview: { subscription: shown } });
     if (!ok.go) return ok.answer;
     await client.deleteSubscription(s.id);
     return { data: { done: true, deleted: shown } };

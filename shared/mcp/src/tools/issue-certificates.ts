@@ -73,7 +73,7 @@ export default defineTool({
       nothingToIssue = preview.wouldIssue === 0;
       if (preview.wouldIssue > 0 && (send || preview.wouldIssue > confirmAbove)) {
         const action = `Issue ${preview.wouldIssue} certificate${preview.wouldIssue === 1 ? '' : 's'} into batch ${batchId}${send ? ' and email each one now' : ''} (${preview.wouldIssue} quota units; ${summary.wouldSkip} skipped as already issued, ${summary.invalid} refused as invalid).`;
-        const ok = await confirm({ tool: 'issue_certificates', args, action, preview: summary });
+        const ok = await confirm({ tool: 'issue_certificates', args, target: [batchId], action, preview: summary });
         if (!ok.go) return ok.answer;
       }
     }

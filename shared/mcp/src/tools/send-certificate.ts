@@ -12,7 +12,7 @@ export default defineTool({
   async run(args, { client, confirm }) {
     const cert = await findTarget(client, args);
     const again = cert.emailSentAt ? ` It was already emailed at ${cert.emailSentAt}; this sends it again.` : '';
-    const ok = await confirm({ tool: 'send_certificate', args, action: `Email certificate ${cert.certificateId} to ${cert.name} <${cert.email}>.${again}`, preview: { certificate: certificateView(cert) } });
+    const ok = await confirm({ tool: 'send_certificate', args, target: [cert.batchId, cert.id], action: `Email certificate ${cert.certificateId} to ${cert.name} <${cert.email}>.${again}`, preview: { certificate: certificateView(cert) } });
     if (!ok.go) return ok.answer;
     await client.sendCertificate(cert.batchId, cert.id);
     return { data: { done: true, sent: { certificateId: cert.certificateId, email: cert.email } } };

@@ -27,7 +27,7 @@ export default defineTool({
       client.check(() => checkRequiredVariables(variables, body.data as Record<string, unknown>, { partial: true }));
     }
     const changes = Object.entries(body).map(([k, v]) => `${k}: ${JSON.stringify(k === 'data' ? Object.fromEntries(Object.keys(v as object).map((d) => [d, cert.data?.[d] ?? null])) : cert[k])} → ${JSON.stringify(v)}`);
-    const ok = await confirm({ tool: 'update_certificate', args, action: `Update certificate ${cert.certificateId} (${cert.email}): ${changes.join('; ')}.`, preview: { certificate: certificateView(cert), changes: body } });
+    const ok = await confirm({ tool: 'update_certificate', args, target: [cert.batchId, cert.id], action: `Update certificate ${cert.certificateId} (${cert.email}): ${changes.join('; ')}.`, preview: { certificate: certificateView(cert), changes: body } });
     if (!ok.go) return ok.answer;
     return { data: { done: true, certificate: certificateView(await client.updateRecipient(cert.batchId, cert.id, update)) } };
   },
