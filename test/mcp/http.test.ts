@@ -1,9 +1,10 @@
 // --http: the guard in front of every request (bearer token, Host, Origin), the remote-host
 // rule, and a real session through the official client's streamable HTTP transport.
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { createServer, serveHttp, type RunningHttp } from '@certificate-service/mcp';
+import { createServer, ELICITATION_TIMEOUT_MS, serveHttp, type RunningHttp } from '@certificate-service/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { sandboxClient } from './harness';
 
 const silentLoggerForTests = { info: () => undefined, warn: () => undefined };
@@ -77,5 +78,25 @@ test('a host that is not loopback is refused without --allow-remote, and a short
     expect(printed).toBe(`certsvc-mcp: bearer token for ${made.url} (shown once; set CERTSVC_MCP_TOKEN to choose your own): ${made.token}\n`);
   } finally {
     await made.close();
+  }
+});
+
+test('over HTTP, a client with elicitation that never answers: after the wait (30 s by default, short here) nothing is written', async () => {
+  const ws = sb.controls.createWorkspace();
+  const client = sandboxClient(sb, ws.apiKey);
+  const batch = await client.createBatch({ title: 'Silent', designId: 'design_classic' });
+  const quiet = await serveHttp({ port: 0, token: TOKEN, createServer: () => createServer({ client, askTimeoutMs: 300 }), log: silentLoggerForTests, announce: () => undefined });
+  const mcp = new Client({ name: 'silent', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+  mcp.setRequestHandler(ElicitRequestSchema, () => new Promise<never>(() => undefined));
+  try {
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(quiet.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+    sb.controls.resetCounters();
+    const result = await mcp.callTool({ name: 'archive_batch', arguments: { batchId: batch.id } });
+    expect(result.structuredContent).toMatchObject({ done: false, reason: 'cancelled' });
+    expect(Object.keys(sb.controls.counters().requests.byRoute).filter((r) => !r.startsWith('GET ') && r !== 'POST /auth')).toEqual([]);
+    expect(ELICITATION_TIMEOUT_MS).toBe(30_000);
+  } finally {
+    await mcp.close();
+    await quiet.close();
   }
 });
