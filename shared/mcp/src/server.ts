@@ -4,9 +4,10 @@
 import type { CertificateServiceClient, HeaderBag } from '@certificate-service/sdk';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ElicitResultSchema, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitResultSchema, ListToolsRequestSchema, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { failure, success } from './answers';
 import { ConfirmationTokens, confirmer, serviceIdentity } from './confirm';
+import { toolListing } from './listing';
 import { silentLogger, type Logger } from './log';
 import { registerPrompts } from './prompts';
 import { Redactor } from './redact';
@@ -74,7 +75,8 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
       capabilities: { logging: {} },
       instructions:
         'Tools for the Certificate Service: issue, send and look up certificates in batches. Find a batch (list_batches) and its variables (get_batch) before issuing; ' +
-        'issue_certificates skips emails already in the batch, so repeating a call never issues twice. Tools that change or delete something, send email, or issue many ask the user first. ' +
+        'issue_certificates skips emails already in the batch, so repeating a call never issues twice; it alone uses quota (1 unit per certificate). The service allows 120 requests a minute; the server waits when it must. ' +
+        'Tools that change or delete something, send email, or issue many ask the user first; a client that cannot ask gets a dry run with a confirmationToken: show the user what would happen and, only if they agree, call again with the same arguments plus the token. ' +
         'The API key is the server\'s own: no tool takes one. Creating webhook subscriptions is left to the certsvc CLI.',
     },
   );
@@ -86,8 +88,8 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
         title: tool.title,
         description: tool.description,
         inputSchema: tool.input,
-        ...(tool.output ? { outputSchema: tool.output } : {}),
-        annotations: { title: tool.title, ...tool.annotations },
+        outputSchema: tool.output,
+        annotations: tool.annotations,
       },
       async (args: Record<string, unknown>, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
         const progressToken = extra._meta?.progressToken;
@@ -147,6 +149,9 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
       },
     );
   }
+  // The SDK's handler for tools/list is replaced by the same list, compacted (listing.ts).
+  const listing = toolListing(tools);
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   registerResources(server);
   registerPrompts(server);
 
