@@ -100,3 +100,14 @@ test('over HTTP, a client with elicitation that never answers: after the wait (3
     await quiet.close();
   }
 });
+
+test('every protocol version accepted before is still accepted, each with an Mcp-Session-Id; a 2026-07-28 client is offered 2025-11-25', async () => {
+  const auth = { Authorization: `Bearer ${TOKEN}` };
+  for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']) {
+    const res = await fetch(server.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...auth }, body: JSON.stringify({ ...initialize, params: { ...initialize.params, protocolVersion: version } }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const body = await res.text();
+    expect(JSON.parse(/^data: (.*)$/m.exec(body)![1]).result.protocolVersion).toBe(version === '2026-07-28' ? '2025-11-25' : version);
+  }
+});
