@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ConfirmationTokens, serviceIdentity } from '@certificate-service/mcp';
 import { MCP, ensureBuilt } from '../support/built';
 import { startStub, type Stub } from './stub';
 
@@ -146,3 +147,21 @@ test('stdio still stops when its stdin closes', async () => {
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   expect(code).toBe(0);
 });
+
+const binding = { tool: 'delete_certificate', args: { certificateId: 'CERT-1' }, target: ['b1', 'rec_1'], service: serviceIdentity('https://api.example/api/v1', 'sk_live_a') };
+
+test('two processes racing to redeem one token: exactly one wins', async () => {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-race-')), 'mcp', 'confirmations');
+  const { token } = new ConfirmationTokens(dir).issue(binding);
+  const script = `
+    const { ConfirmationTokens } = require(${JSON.stringify(path.resolve(__dirname, '../../shared/mcp/dist/confirm.js'))});
+    const t = new ConfirmationTokens(process.argv[1]);
+    const b = JSON.parse(process.argv[3]);
+    const start = Number(process.argv[4]);
+    while (Date.now() < start) {}
+    process.stdout.write(String(t.redeem(process.argv[2], b) ?? 'ok'));`;
+  const start = String(Date.now() + 1500);
+  const run = () => new Promise<string>((resolve, reject) => execFile(process.execPath, ['-e', script, dir, token, JSON.stringify(binding), start], (e, out) => (e ? reject(e) : resolve(out))));
+  const answers = await Promise.all([run(), run(), run(), run()]);
+  expect(answers.sort()).toEqual(['ok', 'used', 'used', 'used']);
+}, 30_000);
