@@ -2,8 +2,9 @@
 // list and its switches, bulk issue with skip-existing, progress, a 429 waited out,
 // confirmation by elicitation and by token, cancellation, unreadable answers.
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { selectTools, TOOLS, UsageError } from '@certificate-service/mcp';
-import { connect, observingClient, recipients, sandboxClient, writeCount, writes, type Harness, type User } from './harness';
+import path from 'node:path';
+import { CONFIRMATION_TTL_MS, ConfirmationTokens, selectTools, TOOLS, UsageError } from '@certificate-service/mcp';
+import { connect, observingClient, recipients, sandboxClient, stateFolder, writeCount, writes, type Harness, type User } from './harness';
 
 jest.setTimeout(60_000);
 
@@ -196,6 +197,22 @@ describe('confirmation', () => {
       expect(reused.data).toMatchObject({ done: false, tokenProblem: 'used', tokenProblemMessage: expect.stringMatching(/already used/) });
       expect(writes(sb)).toEqual({ [write]: 1 });
     }
+  });
+
+  test('through the official client: an expired, a forged and a tampered token write nothing and say which', async () => {
+    let now = Date.now();
+    const tokens = new ConfirmationTokens(path.join(stateFolder, 'clock'), CONFIRMATION_TTL_MS, () => now);
+    const a = track(await setup());
+    const h = await connect({ client: a.client, tokens });
+    open.push(h);
+    const dry = await h.call('archive_batch', { batchId: a.batch.id });
+    sb.controls.resetCounters();
+    expect((await h.call('archive_batch', { batchId: a.batch.id, confirmationToken: 'ct2.made.up' })).data).toMatchObject({ done: false, tokenProblem: 'forged' });
+    const tampered = dry.data.confirmationToken.replace(/\.([^.]+)\.([^.]+)$/, (_: string, nonce: string, mac: string) => `.${nonce}x.${mac}`);
+    expect((await h.call('archive_batch', { batchId: a.batch.id, confirmationToken: tampered })).data).toMatchObject({ done: false, tokenProblem: 'forged' });
+    now += CONFIRMATION_TTL_MS + 1;
+    expect((await h.call('archive_batch', { batchId: a.batch.id, confirmationToken: dry.data.confirmationToken })).data).toMatchObject({ done: false, tokenProblem: 'expired', confirmationToken: expect.any(String) });
+    expect(writeCount(sb)).toBe(0);
   });
 
   test('a token is bound to what it confirms, not to the session: another session redeems it once; a third time writes nothing', async () => {
