@@ -1,5 +1,4 @@
 import { z } from 'zod/v4';
-import {  } from './views';
 import { defineTool } from '../tool';
 
 export default defineTool({
