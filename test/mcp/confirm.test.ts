@@ -58,3 +58,10 @@ test('the key survives across instances (processes) sharing the folder; a lost m
   fs.writeFileSync(path.join(dir, 'key'), 'not hex');
   expect(a.redeem(third, binding)).toBe('forged');
 });
+
+test('a state folder that cannot be written: a clear error naming CERTSVC_STATE_DIR, and no token', () => {
+  const blocked = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-confirm-')), 'file');
+  fs.writeFileSync(blocked, 'not a folder');
+  const tokens = new ConfirmationTokens(path.join(blocked, 'mcp', 'confirmations'));
+  expect(() => tokens.issue(binding)).toThrow(/^Invalid "CERTSVC_STATE_DIR": confirmation tokens are kept in .*, which cannot be written \(ENOTDIR\)/);
+});

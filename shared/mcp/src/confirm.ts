@@ -10,6 +10,7 @@
 // The token guards against accidental calls; it is NOT the user's consent: the model can pass
 // it back by itself. Declined or unconfirmed: no write request is made.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { validationError } from '@certificate-service/sdk';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stateDir } from './state';
@@ -96,11 +97,16 @@ export class ConfirmationTokens {
     } catch {
       // missing or unreadable: a new key below
     }
-    fs.mkdirSync(path.join(this.dir, USED_DIR), { recursive: true, mode: 0o700 });
     const key = randomBytes(32);
-    const temporary = `${keyFile}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    fs.writeFileSync(temporary, key.toString('hex'), { mode: 0o600 });
-    fs.renameSync(temporary, keyFile); // whole or not at all, even with a reader beside it
+    try {
+      fs.mkdirSync(path.join(this.dir, USED_DIR), { recursive: true, mode: 0o700 });
+      const temporary = `${keyFile}.${process.pid}.${randomBytes(4).toString('hex')}`;
+      fs.writeFileSync(temporary, key.toString('hex'), { mode: 0o600 });
+      fs.renameSync(temporary, keyFile); // whole or not at all, even with a reader beside it
+    } catch (error) {
+      // No token without a place to remember it: nothing is confirmed, and the answer says where.
+      throw validationError('CERTSVC_STATE_DIR', `confirmation tokens are kept in ${this.dir}, which cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'}); set CERTSVC_STATE_DIR to a writable folder`);
+    }
     return key;
   }
 
