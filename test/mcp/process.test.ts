@@ -116,12 +116,13 @@ test('--http with stdin closed still answers after 2 s; a token from one session
   try {
     await new Promise((r) => setTimeout(r, 2000));
     expect(server.child.exitCode).toBeNull();
-    const sessions = await Promise.all([httpClient(server.url), httpClient(server.url), httpClient(server.url), httpClient(server.url, 'decline')]);
-    const [a, b, c, asks] = sessions;
+    const sessions = await Promise.all([httpClient(server.url), httpClient(server.url), httpClient(server.url), httpClient(server.url, 'decline'), httpClient(server.url, 'cancel')]);
+    const [a, b, c, asks, cancels] = sessions;
     const dry = data(await a.callTool({ name: 'delete_certificate', arguments: { batchId: 'b1', recipientId: 'rec_2' } }));
     expect(dry).toMatchObject({ done: false, confirmationToken: expect.any(String) });
     const confirm = { name: 'delete_certificate', arguments: { batchId: 'b1', recipientId: 'rec_2', confirmationToken: dry.confirmationToken } };
     expect(data(await asks.callTool(confirm))).toMatchObject({ done: false, reason: 'declined' });
+    expect(data(await cancels.callTool(confirm))).toMatchObject({ done: false, reason: 'cancelled' });
     expect(data(await b.callTool({ ...confirm, arguments: { ...confirm.arguments, recipientId: 'rec_1' } }))).toMatchObject({ done: false, tokenProblem: 'target' });
     expect(stub.writes()).toEqual([]);
     expect(data(await b.callTool(confirm))).toMatchObject({ done: true });
