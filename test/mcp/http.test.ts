@@ -111,3 +111,19 @@ test('every protocol version accepted before is still accepted, each with an Mcp
     expect(JSON.parse(/^data: (.*)$/m.exec(body)![1]).result.protocolVersion).toBe(version === '2026-07-28' ? '2025-11-25' : version);
   }
 });
+
+test('a client of the 2026-07-28 era (the official SDK v2 client, versionNegotiation auto) probes server/discover, falls back to 2025-11-25 and works; pinned to 2026-07-28 it is refused', async () => {
+  const v2 = await import('@modelcontextprotocol/client');
+  const transport = () => new v2.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+  const auto = new v2.Client({ name: 'era-2026', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+  await auto.connect(transport());
+  try {
+    expect(auto.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    expect((await auto.listTools()).tools).toHaveLength(16);
+    expect(JSON.stringify(await auto.callTool({ name: 'list_designs', arguments: {} }))).toContain('design_classic');
+  } finally {
+    await auto.close();
+  }
+  const pinned = new v2.Client({ name: 'era-2026-only', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await expect(pinned.connect(transport())).rejects.toThrow();
+});
