@@ -112,7 +112,7 @@ test('every protocol version accepted before is still accepted, each with an Mcp
   }
 });
 
-test('a client of the 2026-07-28 era (the official SDK v2 client, versionNegotiation auto) probes server/discover, falls back to 2025-11-25 and works; pinned to 2026-07-28 it is refused', async () => {
+test('a client of the 2026-07-28 era (the official SDK v2 client with versionNegotiation auto) falls back to 2025-11-25 and works; pinned to 2026-07-28 it is refused', async () => {
   const v2 = await import('@modelcontextprotocol/client');
   const transport = () => new v2.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
   const auto = new v2.Client({ name: 'era-2026', version: '1' }, { versionNegotiation: { mode: 'auto' } });
