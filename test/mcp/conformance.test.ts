@@ -18,7 +18,7 @@ const ROOT = path.resolve(__dirname, '../..');
 const SUITE = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const TOKEN = 'conformance-token-0123456789abcdef';
 
-const APPLIES = process.env.CONFORMANCE_SCENARIOS?.split(',') ?? [
+const APPLIES = [
   'server-initialize',
   'logging-set-level',
   'ping',
