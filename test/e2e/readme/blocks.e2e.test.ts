@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../support/net';
 import { alive, withDescendants } from '../../support/processes';
+import { NEXT_STEPS } from '../../demo/next-steps';
 import { PLANS } from '../../readme/blocks';
 import { ROOT, shellBlocks, type Fence } from '../../readme/markdown';
 import { ensureN8nInstalled, n8nCacheDir, startN8n, type WorkflowJson } from '../n8n/harness';
@@ -139,6 +140,7 @@ afterEach(async () => {
 const CHECKS: Record<string, (s: Session) => Promise<void> | void> = {
   'README.md': async (s) => {
     expect(s.stdout).toContain('All flows passed.'); // npm start
+    expect(s.stdout).toContain(NEXT_STEPS); // … and what to try next
     // npm install's allowScripts warning lists node@24.9.0, and npm still runs scripts on Node 24.
     expect(s.stderr).toMatch(/npm warn install-scripts .*node@/);
     const node = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies.node;
@@ -148,6 +150,15 @@ const CHECKS: Record<string, (s: Session) => Promise<void> | void> = {
     expect(batch).toMatchObject({ title: 'From a clone', designId: 'design_classic', status: 'active' });
     expect(s.stdout).toMatch(/workspaceId: 'ws_demo'/); // the app's `node -e … auth()`
     expect(s.stdout).toContain('\\"title\\":\\"From a clone\\"'); // the MCP server's list_batches (its text content), through the Inspector CLI
+    // The first certificate: `certsvc issue` from examples/learners.csv issued every row, and the
+    // line after it printed the first one's URL, whose page (the sandbox still runs) shows it.
+    const rows = fs.readFileSync(path.join(ROOT, 'examples/learners.csv'), 'utf8').trim().split('\n').length - 1;
+    expect(s.stdout).toMatch(new RegExp(`^\\{"issued":${rows},"skipped":0,"invalid":0,"failed":0,"unknown":0,"notSent":0,"requests":\\d+\\}$`, 'm'));
+    const certUrl = new RegExp(`^http://127\\.0\\.0\\.1:${s.port}/v/\\S+$`, 'm').exec(s.stdout)?.[0];
+    expect(certUrl).toBeDefined();
+    const page = await fetch(certUrl!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Ada Lovelace');
     const nodes = path.join(s.home, '.n8n/nodes/node_modules');
     expect(fs.existsSync(path.join(nodes, 'n8n-nodes-certificate-service/dist/nodes/CertificateService/CertificateService.node.js'))).toBe(true);
     expect(fs.existsSync(path.join(nodes, 'n8n-workflow'))).toBe(false); // --omit=peer
