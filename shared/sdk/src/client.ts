@@ -11,7 +11,7 @@ import * as designs from './client/designs';
 import * as issuing from './issue';
 import type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview } from './issue';
 import * as recipients from './client/recipients';
-import * as poll from './client/poll';
+import * as poll from './poll';
 import * as subscriptions from './client/subscriptions';
 import { getBatchVariables, type BatchVariables } from './variables';
 import type { ActionResult, Batch, BatchChange, Design, EventType, IssueInput, Page, Recipient, RecipientChange, RecipientUpdate, WebhookSubscription, Workspace } from './types';
@@ -19,7 +19,7 @@ import type { ActionResult, Batch, BatchChange, Design, EventType, IssueInput, P
 export type { ListOptions, BatchListOptions } from './client/batches';
 export type { RecipientListOptions } from './client/recipients';
 export type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview, PreviewOutcome } from './issue';
-export type { PollEvent, PollState, PollOptions, PollResult, PollAllOptions, PollAllResult, ListOrder } from './client/poll';
+export type { PollEvent, PollState, PollOptions, PollResult, PollAllOptions, PollAllResult, ListOrder } from './poll';
 export type ClientOptions = RequesterOptions;
 
 /**
@@ -206,7 +206,7 @@ export class CertificateServiceClient {
     return this.#exit(recipients.sendCertificate(this.#http, batchId, recipientId));
   }
 
-  // --- Polling (triggers without a subscription; see client/poll.ts) -------------
+  // --- Polling (triggers without a subscription; see poll/index.ts) -------------
 
   /** The certificates of one batch new since `state` (issued, or by email status), newest first, and the next state. */
   pollCertificates(options: poll.PollOptions): Promise<poll.PollResult> {

@@ -24,7 +24,7 @@ export {
   type PollAllResult,
   type ListOrder,
 } from './client';
-export { POLL_EVENTS, POLL_EVENT_TYPES, pollFilter, polledEvent, DEFAULT_BUDGET, DEFAULT_WINDOW_DAYS, MAX_KNOWN } from './client/poll';
+export { POLL_EVENTS, POLL_EVENT_TYPES, pollFilter, polledEvent, DEFAULT_BUDGET, DEFAULT_WINDOW_DAYS, MAX_KNOWN } from './poll';
 export type { RetryOptions } from './retry';
 export type { RateLimitState } from './rate-limit';
 // Issuing: one outcome per item, a union on `kind`; counts and the distinct problems for reports.

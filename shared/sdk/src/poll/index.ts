@@ -1,23 +1,25 @@
 import { validationError } from '../errors';
 import { MAX_PAGE_SIZE } from '../pagination';
 import { requireObject, validateLimit } from '../validation';
-import type { Batch, EventType, Recipient } from '../types';
+import type { Batch, Recipient } from '../types';
 import { flattenEvent, type FlatEvent } from '../webhooks/flatten';
-import type { Api } from './api';
-import { seg } from './api';
-import { iterateBatches } from './batches';
-import { DAY_MS, newestFirst, occurrence, occurrenceKey, POLL_EVENTS, type Occurrence, type PollEvent } from './poll-rules';
-import { readState, type PollState } from './poll-state';
-import { PollRun, type PollSettings } from './poll-walk';
+import type { Api } from '../client/api';
+import { seg } from '../client/api';
+import { iterateBatches } from '../client/batches';
+import { occurrence, POLL_EVENT_TYPES, POLL_EVENTS, type Occurrence, type PollEvent } from './occurrence';
+import { DAY_MS, newestFirst } from './rules';
+import { readState, type PollState } from './state';
+import { PollRun, type PollSettings } from './walk';
 
-export { POLL_EVENTS, type ListOrder, type PollEvent } from './poll-rules';
-export { MAX_KNOWN, type PollState } from './poll-state';
+export { POLL_EVENT_TYPES, POLL_EVENTS, occurrenceKey, type PollEvent } from './occurrence';
+export { type ListOrder } from './rules';
+export { MAX_KNOWN, type PollState } from './state';
 
 // Polling: how a trigger without a webhook subscription finds what is new in a batch, each
 // certificate (issued) and each send (sent/failed) once, within a budget of requests per poll.
 //
 // A poll walks the list (`GET /batches/{id}/recipients`, filtered by `emailStatus` for
-// sent/failed) and judges each certificate by time (poll-rules.ts): a walk that began when the
+// sent/failed) and judges each occurrence by time (rules.ts): a walk that began when the
 // service's clock (its `Date` header) read S sees everything stamped before S, so once it is
 // done S becomes the floor. Later walks skip what happened before the floor and remember the
 // keys they emitted after it (`known`), so ties in `createdAt` (one bulk call, a timestamp to
@@ -46,7 +48,7 @@ export const DEFAULT_WINDOW_DAYS = 7;
 export interface PollOptions {
   batchId: string;
   event: PollEvent;
-  /** The previous poll's state (or one of the previous version); undefined on the first poll. */
+  /** The previous poll's state; undefined on the first poll. */
   state?: PollState;
   /**
    * How many of the newest the first poll returns (default 0: it only notes what exists).
@@ -89,9 +91,6 @@ export interface PollAllResult {
   notes: string[];
 }
 
-/** The webhook event type each poll event stands for. */
-export const POLL_EVENT_TYPES: Record<PollEvent, EventType> = { issued: 'certificate.issued', sent: 'certificate.sent', failed: 'certificate.failed' };
-
 /**
  * A polled certificate in the flat shape the instant triggers emit (flattenEvent), so a
  * workflow or Zap can switch between them. `id` identifies the occurrence (occurrenceKey;
@@ -99,7 +98,7 @@ export const POLL_EVENT_TYPES: Record<PollEvent, EventType> = { issued: 'certifi
  */
 export function polledEvent(event: PollEvent, recipient: Recipient): FlatEvent {
   const createdAt = event === 'sent' ? (recipient.emailSentAt ?? recipient.createdAt) : recipient.createdAt;
-  return flattenEvent({ id: occurrenceKey(event, recipient), type: POLL_EVENT_TYPES[event], createdAt, data: recipient });
+  return flattenEvent({ id: occurrence(event, recipient, 0).key, type: POLL_EVENT_TYPES[event], createdAt, data: recipient });
 }
 
 /** The one `emailStatus` filter of an event (issued: none). */
@@ -143,7 +142,7 @@ export async function pollBatch(outer: Api, options: PollOptions): Promise<PollR
   requireObject(options, 'options');
   seg(options.batchId, 'batchId');
   const settings = checkSettings(options);
-  const state = readState(options.state, settings.event);
+  const state = readState(options.state);
   const { api, count } = counting(outer);
   const run = new PollRun(api, options.batchId, settings, state === undefined, state ?? { v: 2, known: [] });
   await run.poll();
@@ -165,7 +164,7 @@ export async function pollActiveBatches(outer: Api, options: PollAllOptions): Pr
   const states: Record<string, PollState> = {};
   if (!first) {
     if (typeof options.states !== 'object' || Array.isArray(options.states)) throw validationError('states', 'must be the object a previous poll returned');
-    for (const [id, s] of Object.entries(options.states as Record<string, unknown>)) states[id] = readState(s, settings.event, `states.${id}`)!;
+    for (const [id, s] of Object.entries(options.states as Record<string, unknown>)) states[id] = readState(s, `states.${id}`)!;
   }
   const { api, count } = counting(outer);
   const batches: Batch[] = [];
