@@ -91,6 +91,6 @@ export {
   type OtherEnvelope,
 } from './webhooks/verify';
 export { DeliveryDeduper } from './webhooks/dedupe';
-export { handleDelivery, acceptOnly, PENDING_RETRY_AFTER_SECONDS, type DeliveryResult, type HandleOptions } from './webhooks/handle';
+export { handleDelivery, acceptOnly, PENDING_RETRY_AFTER_SECONDS, type DeliveryResult, type HandleOptions, claimKey } from './webhooks/handle';
 export { memoryStore, DEFAULT_PENDING_MS, type ClaimState, type DeliveryStore, type MemoryStoreOptions } from './webhooks/store';
 export { flattenEvent, type FlatEvent } from './webhooks/flatten';
