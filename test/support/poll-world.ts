@@ -7,7 +7,7 @@ import zapier, { type Bundle, type ZObject } from 'zapier-platform-core';
 import type { IDataObject } from 'n8n-workflow';
 import { createSandbox, type CursorExpiry, type CursorKind, type RecipientOrder, type Sandbox, type TimestampPrecision } from '@certificate-service/sandbox';
 import { Api } from '@certificate-service/sandbox/testing';
-import { createClient } from '@certificate-service/sdk';
+import { createClient, memoryStore } from '@certificate-service/sdk';
 import type { PollEvent, PollState, Recipient } from '@certificate-service/sdk/core';
 import { CertificateServicePollTrigger } from '../../n8n/nodes/CertificateServicePollTrigger/CertificateServicePollTrigger.node';
 import App from '../../zapier/src';
@@ -158,6 +158,23 @@ export class PollWorld {
       if (event === 'failed' && r.emailStatus === 'failed') keys.add(keyOf('failed', r));
     }
     return keys;
+  }
+
+  /**
+   * The SDK's recoverEvents over this batch from `since`, into a store that already holds
+   * `claimed` (what a receiver ran before): the keys it ran, in the order it ran them.
+   */
+  async recover(event: PollEvent, since: number, claimed: Iterable<string>): Promise<{ ran: string[]; requests: number }> {
+    const client = createClient({ baseUrl: this.sb.baseUrl, apiKey: this.sb.apiKey! });
+    const store = memoryStore(1_000_000);
+    for (const key of claimed) {
+      store.claim(key);
+      store.settle(key, true);
+    }
+    const ran: string[] = [];
+    const result = await client.recoverEvents({ since, store, events: [event], batches: [this.batchId], onEvent: (e) => void ran.push(keyOf(event, e.data)) });
+    if (result.ran !== ran.length) throw new Error(`recoverEvents said it ran ${result.ran}, onEvent saw ${ran.length}`);
+    return { ran, requests: result.requests };
   }
 
   // --- The pollers -------------------------------------------------------------------------
