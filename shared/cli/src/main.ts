@@ -150,6 +150,9 @@ export function program(result: { exitCode: number }): Command {
       result.exitCode = await runVerify(o, process.stdin, process.stdout, process.env);
     });
 
+  // certsvc events recover (events-recover.ts), loaded here so this file keeps one hunk for it.
+  (require('./events-recover') as typeof import('./events-recover')).registerEvents(cli, result);
+
   return cli;
 }
 
