@@ -1,4 +1,4 @@
-// pollCertificates / pollActiveBatches (shared/sdk/src/client/poll.ts) against the sandbox in
+// pollCertificates / pollActiveBatches (shared/sdk/src/poll/) against the sandbox in
 // each list model (order, timestamp precision, cursor kind and lifetime): new certificates and
 // sends once each, newest first, across restarts (the state through JSON); the rows of issue 25
 // about polls; a list that moved under a walk; a refused cursor; the budget; the sent/failed
