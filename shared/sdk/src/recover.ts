@@ -7,7 +7,7 @@ import { MAX_PAGE_SIZE } from './pagination';
 import { POLL_EVENT_TYPES, POLL_EVENTS, type Occurrence, type PollEvent } from './poll/occurrence';
 import { DAY_MS } from './poll/rules';
 import { PollRun } from './poll/walk';
-import { DEFAULT_WINDOW_DAYS } from './poll';
+import { counting, DEFAULT_WINDOW_DAYS } from './poll';
 import { requireObject } from './validation';
 import type { WebhookEvent } from './types';
 import type { DeliveryStore } from './webhooks/store';
@@ -110,8 +110,7 @@ export async function findEvents(outer: Api, options: FindOptions): Promise<Foun
   const events = readEvents(options.events);
   if (options.batches !== undefined && (!Array.isArray(options.batches) || options.batches.length === 0)) throw validationError('batches', 'must be a list of batch ids');
   options.batches?.forEach((id, i) => seg(id, `batches[${i}]`));
-  let requests = 0;
-  const api: Api = { call: (spec, decode) => (requests++, outer.call(spec, decode)), secrets: outer.secrets };
+  const { api, count } = counting(outer);
   const batchIds = options.batches ? [...new Set(options.batches)] : [];
   if (!options.batches) for await (const b of iterateBatches(api, { status: 'all' })) batchIds.push(b.id);
   const found: (Found['events'][number] & { at: number })[] = [];
@@ -134,7 +133,7 @@ export async function findEvents(outer: Api, options: FindOptions): Promise<Foun
     }
   }
   found.sort((a, b) => a.at - b.at);
-  return { events: found.map(({ at: _at, ...rest }) => rest), requests, notes };
+  return { events: found.map(({ at: _at, ...rest }) => rest), requests: count(), notes };
 }
 
 /**

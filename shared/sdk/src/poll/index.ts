@@ -15,30 +15,15 @@ export { POLL_EVENT_TYPES, POLL_EVENTS, occurrenceKey, type PollEvent } from './
 export { type ListOrder } from './rules';
 export { MAX_KNOWN, type PollState } from './state';
 
-// Polling: how a trigger without a webhook subscription finds what is new in a batch, each
-// certificate (issued) and each send (sent/failed) once, within a budget of requests per poll.
-//
-// A poll walks the list (`GET /batches/{id}/recipients`, filtered by `emailStatus` for
-// sent/failed) and judges each occurrence by time (rules.ts): a walk that began when the
-// service's clock (its `Date` header) read S sees everything stamped before S, so once it is
-// done S becomes the floor. Later walks skip what happened before the floor and remember the
-// keys they emitted after it (`known`), so ties in `createdAt` (one bulk call, a timestamp to
-// the second) are emitted once, and a tie stops growing once the clock has passed it.
-//
-// Where a walk goes depends on the order of the list, detected from `createdAt`:
-// - newest first: from the top until a page ends before the region (the floor; sent/failed,
-//   the window): one request while fewer than a page are new;
-// - oldest first: from the page where the last walk found the region to begin (`from`),
-//   checked to still begin before it, to the end: one request when nothing is new;
-// - no order yet, or none at all: the whole list, over as many polls as the budget needs.
-// Each poll makes at most `budget` requests; a walk the budget cut short goes on in the next
-// poll from the last page read, which is read again to check that the list has not shifted
-// under the cursor (offset cursors do); if it has, from the page before, else from the top.
-// A cursor the service refuses (400: expired) restarts the walk from the top. Nothing is
-// dropped: the state says where to go on.
-//
-// Sent/failed: a certificate can be sent long after it was issued, and the list is sorted by
-// issue, so only a window is walked: certificates issued up to `windowDays` before the floor.
+// Polling: how a trigger without a webhook subscription finds the new occurrences of a batch
+// (each certificate issued, each send, each failure) once, within a budget of requests a poll.
+// A walk of the list (`GET /batches/{id}/recipients`, by `emailStatus` for sent/failed) that
+// began when the service's clock (`Date`) read S sees everything stamped before S: once done, S
+// is the *floor*. Later walks skip occurrences before the floor and keep the keys they emitted
+// after it (*known*), so ties in `createdAt` come once. Sent/failed read a *window*: certificates
+// issued up to `windowDays` before the floor (the list is sorted by issue, a send comes later).
+// Where a walk goes (the list's order, a walk the budget cut short, a shifted or refused cursor):
+// walk.ts; the rules: rules.ts; the SDK README's "Polling" says it for users.
 
 /** List requests a poll makes at most (Zapier gives a poll 30 s; the key has 120 a minute). */
 export const DEFAULT_BUDGET = 10;
@@ -132,7 +117,7 @@ function checkSettings(options: Omit<PollOptions, 'batchId' | 'state'>): PollSet
 }
 
 /** The same Api, counting the calls made through it. */
-function counting(api: Api): { api: Api; count: () => number } {
+export function counting(api: Api): { api: Api; count: () => number } {
   let n = 0;
   return { api: { call: (spec, decode) => (n++, api.call(spec, decode)), secrets: api.secrets }, count: () => n };
 }
