@@ -11,7 +11,7 @@ import { DAY_MS, newestFirst } from './rules';
 import { readState, type PollState } from './state';
 import { PollRun, type PollSettings } from './walk';
 
-export { POLL_EVENT_TYPES, POLL_EVENTS, occurrenceKey, type PollEvent } from './occurrence';
+export { POLL_EVENT_TYPES, POLL_EVENTS, occurrenceKey, pollFilter, type PollEvent } from './occurrence';
 export { type ListOrder } from './rules';
 export { MAX_KNOWN, type PollState } from './state';
 
@@ -85,9 +85,6 @@ export function polledEvent(event: PollEvent, recipient: Recipient): FlatEvent {
   const createdAt = event === 'sent' ? (recipient.emailSentAt ?? recipient.createdAt) : recipient.createdAt;
   return flattenEvent({ id: occurrence(event, recipient, 0).key, type: POLL_EVENT_TYPES[event], createdAt, data: recipient });
 }
-
-/** The one `emailStatus` filter of an event (issued: none). */
-export const pollFilter = (event: PollEvent): string | undefined => (event === 'issued' ? undefined : event);
 
 function checkEvent(event: unknown): PollEvent {
   if (!POLL_EVENTS.includes(event as PollEvent)) {

@@ -48,6 +48,9 @@ export function occurrenceKey(event: PollEvent, recipient: Pick<Recipient, 'id' 
   return sentAt === undefined ? `${recipient.id}:failed` : `${recipient.id}:failed:${sentAt}`;
 }
 
+/** The one `emailStatus` filter of an event (issued: none). */
+export const pollFilter = (event: PollEvent): string | undefined => (event === 'issued' ? undefined : event);
+
 /** The occurrence kind of a webhook event type; undefined for `certificate.viewed` (claimed by delivery id). */
 export function occurrenceEvent(type: string): PollEvent | undefined {
   return POLL_EVENTS.find((e) => POLL_EVENT_TYPES[e] === type);

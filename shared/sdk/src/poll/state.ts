@@ -10,6 +10,9 @@ export interface Place {
   ids: string[];
 }
 
+/** Oldest first: the cursor of a page that begins before a region, and the one before it. */
+export type From = { cursor: string | null; back?: string | null };
+
 /** A walk of the list the budget left unfinished; the next poll goes on with it. */
 export interface Walk {
   /** The service's clock when the walk began (ms): the floor once it is done. */
@@ -22,7 +25,7 @@ export interface Walk {
   at?: Place;
   back?: Place;
   /** Oldest first: the last page read that begins before the next walk's region (its `from`). */
-  from?: { cursor: string | null; back?: string | null };
+  from?: From;
 }
 
 /** JSON-safe and bounded: the host stores it as it is. */
@@ -36,8 +39,8 @@ export interface PollState {
   known: [string, number][];
   /** A walk in progress. */
   walk?: Walk;
-  /** Oldest first: the page the next walk starts at (it begins before the region still to read), and the one before it. */
-  from?: { cursor: string | null; back?: string | null };
+  /** Oldest first: the page the next walk starts at (it begins before the region still to read). */
+  from?: From;
 }
 
 /**

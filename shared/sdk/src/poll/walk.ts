@@ -5,7 +5,7 @@ import type { Api } from '../client/api';
 import { pages } from '../pagination';
 import { endpointName, ENDPOINTS } from '../client/endpoints';
 import { listPage } from '../client/recipients';
-import { occurrence, type Occurrence, type PollEvent } from './occurrence';
+import { occurrence, pollFilter, type Occurrence, type PollEvent } from './occurrence';
 import { bounds, judge, keepUntil, latestTime, newestFirst, orderAfter, serviceTime, type ListOrder } from './rules';
 import { prune, type Place, type PollState, type Walk } from './state';
 
@@ -153,7 +153,7 @@ export class PollRun {
   private async fetch(cursor: string | null): Promise<DecodedPage<Recipient> | 'refused'> {
     this.requests++;
     try {
-      return await listPage(this.api, this.batchId, { cursor: cursor ?? undefined, limit: this.s.pageSize, emailStatus: this.s.event === 'issued' ? undefined : this.s.event });
+      return await listPage(this.api, this.batchId, { cursor: cursor ?? undefined, limit: this.s.pageSize, emailStatus: pollFilter(this.s.event) });
     } catch (error) {
       if (cursor === null || !isRefusal(error)) throw error;
       this.notes.push(`The service refused a saved list cursor (${error.status} ${error.code}: ${error.message}); reading the list again from the top.`);
