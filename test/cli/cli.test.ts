@@ -66,16 +66,16 @@ test('issue: 250 rows in 3 bulk calls; the second run issues 0 and skips 250', a
 
   const first = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
   expect(first.code).toBe(0);
-  // One read of the (empty) batch for skip-existing, then 3 bulk calls of 100, 100, 50.
-  expect(lastLine(first.stdout)).toEqual({ issued: 250, skipped: 0, failed: 0, invalid: 0, requests: 4, unknown: 0, notSent: 0 });
+  // The batch and its design read once (2), one read of the (empty) batch for skip-existing, then 3 bulk calls of 100, 100, 50.
+  expect(lastLine(first.stdout)).toEqual({ issued: 250, skipped: 0, failed: 0, invalid: 0, requests: 6, unknown: 0, notSent: 0 });
   expect(count(BULK)).toBe(3);
-  expect(sb.controls.counters().requests.total).toBe(4);
+  expect(sb.controls.counters().requests.total).toBe(6);
   expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
 
   sb.controls.resetCounters();
   const second = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
   expect(second.code).toBe(0);
-  expect(lastLine(second.stdout)).toEqual({ issued: 0, skipped: 250, failed: 0, invalid: 0, requests: 3, unknown: 0, notSent: 0 });
+  expect(lastLine(second.stdout)).toEqual({ issued: 0, skipped: 250, failed: 0, invalid: 0, requests: 5, unknown: 0, notSent: 0 });
   expect(count(/^POST/)).toBe(0);
   expect(sb.controls.quota(ws.workspaceId).used).toBe(250);
 
@@ -90,18 +90,18 @@ test('issue: 250 rows in 3 bulk calls; the second run issues 0 and skips 250', a
   for (const r of [first, second, got]) expect(r.stdout + r.stderr).not.toContain(ws.apiKey);
 }, 60_000);
 
-test('--no-skip-existing issues again without reading the batch', async () => {
+test("--no-skip-existing issues again without reading the batch's certificates", async () => {
   const ws = await workspace();
   const csv = writeCsv('3.csv', ['email,name', 'a@example.com,A', 'b@example.com,B', 'a@example.com,A again'].join('\n'));
   const first = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
-  expect(lastLine(first.stdout)).toEqual({ issued: 2, skipped: 1, failed: 0, invalid: 0, requests: 2, unknown: 0, notSent: 0 });
+  expect(lastLine(first.stdout)).toEqual({ issued: 2, skipped: 1, failed: 0, invalid: 0, requests: 4, unknown: 0, notSent: 0 });
   // A repeated email is named by its line (the header is line 1).
   expect(first.stderr).toContain('line 4 repeats the email of line 2 (a@example.com): issued once; line 4 gets the same certificate.');
   sb.controls.resetCounters();
   const again = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--no-skip-existing'], { CERTSVC_API_KEY: ws.apiKey });
   expect(again.stderr).toContain('line 4 repeats the email of line 2 (a@example.com): with --no-skip-existing it is issued twice.');
-  expect(lastLine(again.stdout)).toEqual({ issued: 3, skipped: 0, failed: 0, invalid: 0, requests: 1, unknown: 0, notSent: 0 });
-  expect(count(/^GET/)).toBe(0);
+  expect(lastLine(again.stdout)).toEqual({ issued: 3, skipped: 0, failed: 0, invalid: 0, requests: 3, unknown: 0, notSent: 0 });
+  expect(count(/^GET .*\/recipients/)).toBe(0); // the batch and its design only
 });
 
 test.each([
@@ -130,7 +130,7 @@ test('rows that fail: exit 1, each in --errors as CSV, outcome-unknown ones flag
   const r = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
   sb.controls.clearFaults();
   expect(r.code).toBe(1);
-  expect(lastLine(r.stdout)).toEqual({ issued: 150, skipped: 0, failed: 0, invalid: 0, requests: 4, unknown: 100, notSent: 0 });
+  expect(lastLine(r.stdout)).toEqual({ issued: 150, skipped: 0, failed: 0, invalid: 0, requests: 6, unknown: 100, notSent: 0 });
   expect(r.stderr).toMatch(/100 rows not issued; see .*errors\.csv/);
   expect(r.stderr).toMatch(/unknown outcome.*Run the same command again/);
   const failed = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
@@ -140,7 +140,7 @@ test('rows that fail: exit 1, each in --errors as CSV, outcome-unknown ones flag
 
   const again = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
   expect(again.code).toBe(0);
-  expect(lastLine(again.stdout)).toEqual({ issued: 100, skipped: 150, failed: 0, invalid: 0, requests: 3, unknown: 0, notSent: 0 }); // 2 list pages + 1 bulk call
+  expect(lastLine(again.stdout)).toEqual({ issued: 100, skipped: 150, failed: 0, invalid: 0, requests: 5, unknown: 0, notSent: 0 }); // batch + design, 2 list pages, 1 bulk call
   expect(fs.readFileSync(errors, 'utf8')).toBe('line,name,email,outcome,code,message,outcomeUnknown\n');
 }, 60_000);
 
@@ -175,16 +175,17 @@ test('usage errors exit 2 before any request; a refused key or an unknown batch 
   expect(ok.stdout + ok.stderr).not.toContain(ws.apiKey);
 });
 
-test('an unknown batch with --no-skip-existing: one bulk call, not one per chunk; every row in --errors', async () => {
+test('an unknown batch: said once, as the command\'s error, before any row is sent (the batch is read first for its design)', async () => {
   const ws = sb.controls.createWorkspace();
   const csv = writeCsv('gone.csv', `name,email,course,score\n${rows(250).join('\n')}\n`);
   const errors = path.join(dir, 'gone-errors.csv');
   sb.controls.resetCounters();
   const r = await certsvc(['issue', '--batch', 'batch_gone', '--csv', csv, '--no-skip-existing', '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
   expect(r.code).toBe(1);
-  expect(count(BULK)).toBe(1);
-  expect(lastLine(r.stdout)).toMatchObject({ issued: 0, failed: 250, requests: 1 });
-  expect(parse(fs.readFileSync(errors, 'utf8'), { columns: true })).toHaveLength(250);
+  expect(r.stderr).toMatch(/^certsvc: .*"batch_gone"/);
+  expect(count(BULK)).toBe(0);
+  expect(sb.controls.counters().requests.total).toBe(1);
+  expect(r.stdout).toBe('');
 });
 
 test('batches list, designs list', async () => {
@@ -218,7 +219,7 @@ test('a full workspace (20 subscriptions): the error says what to do; subscripti
   expect(subscriptions[0]).toMatchObject({ url: expect.stringMatching(/^http:\/\/localhost:9\/hook\//), events: ['certificate.issued'] });
   expect(listed.stdout).not.toMatch(/wh_sec_/); // a listing never shows a signing secret
 
-  const deleted = await certsvc(['subscriptions', 'delete', created[3].id], { CERTSVC_API_KEY: ws.apiKey });
+  const deleted = await certsvc(['subscriptions', 'delete', created[3].id, '--yes'], { CERTSVC_API_KEY: ws.apiKey }); // no terminal: --yes confirms
   expect(deleted.code).toBe(0);
   expect(JSON.parse(deleted.stdout)).toMatchObject({ id: created[3].id, deleted: true });
   expect(sb.controls.subscriptions(ws.workspaceId)).toHaveLength(19);
@@ -247,7 +248,7 @@ test('--skip-invalid issues the valid rows and writes the invalid ones to --erro
   const errors = path.join(dir, 'mixed-errors.csv');
   const lenient = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--skip-invalid', '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
   expect(lenient.code).toBe(1);
-  expect(lastLine(lenient.stdout)).toEqual({ issued: 2, skipped: 0, failed: 0, invalid: 2, requests: 2, unknown: 0, notSent: 0 });
+  expect(lastLine(lenient.stdout)).toEqual({ issued: 2, skipped: 0, failed: 0, invalid: 2, requests: 4, unknown: 0, notSent: 0 });
   const written = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
   expect(written.map((r) => [r.line, r.code])).toEqual([['3', 'VALIDATION_ERROR'], ['4', 'VALIDATION_ERROR']]);
   expect(written[1].email).toBe('not-an-email');
@@ -351,7 +352,7 @@ describe('on a terminal', () => {
       expect(out).toMatch(/\] 0\/250 · rate limit: waiting \d s/);
       expect(out).toMatch(/\] 200\/250 · rate limit: waiting \d s/);
       expect(out).toMatch(/\[#{24}\] 250\/250/);
-      expect(lastLine(out.replace(/\r/g, ''))).toEqual({ issued: 250, skipped: 0, failed: 0, invalid: 0, requests: 4, unknown: 0, notSent: 0 });
+      expect(lastLine(out.replace(/\r/g, ''))).toEqual({ issued: 250, skipped: 0, failed: 0, invalid: 0, requests: 6, unknown: 0, notSent: 0 });
       expect(out).not.toContain(apiKey);
     } finally {
       await limited.close();

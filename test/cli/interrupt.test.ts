@@ -32,7 +32,7 @@ async function setup(name: string) {
   const batchId = (await client.createBatch({ title: name, designId: 'design_classic' })).id;
   const csv = path.join(world.dir, `${name}.csv`);
   fs.writeFileSync(csv, ['name,email', ...Array.from({ length: 250 }, (_, i) => `Learner ${i},learner${i}@example.com`)].join('\n'));
-  return { ws, client, batchId, csv, errors: path.join(world.dir, `${name}-errors.csv`) };
+  return { ws, client, batchId, csv, errors: path.join(world.dir, `${name}-errors.csv`), out: path.join(world.dir, `${name}-out.csv`) };
 }
 
 /** Starts `certsvc issue`; `interrupt(n)` sends n SIGINTs while the second bulk call is held. */
@@ -57,19 +57,25 @@ const distinctEmails = async (client: ReturnType<typeof createClient>, batchId: 
 };
 
 test('one Ctrl-C: the call in flight finishes, the rest is not sent, exit 130; the re-run issues only the rest', async () => {
-  const { ws, client, batchId, csv, errors } = await setup('once');
+  const { ws, client, batchId, csv, errors, out } = await setup('once');
   world.sb.controls.injectFaults({ kind: 'delay', delayMs: 1500, every: 2, match: { method: 'POST', path: BULK_PATH } });
-  const run = issue(['--batch', batchId, '--csv', csv, '--errors', errors], ws.apiKey);
+  const run = issue(['--batch', batchId, '--csv', csv, '--errors', errors, '--out', out], ws.apiKey);
   await until(() => bulkCalls() === 2); // the second call is in flight, held by the sandbox
+  // --out is written as the run goes: the first call's 100 rows are there while the second is held.
+  await until(() => fs.existsSync(out) && (parse(fs.readFileSync(out, 'utf8'), { columns: true }) as unknown[]).length === 100);
   run.child.kill('SIGINT');
   const r = await run.done;
   world.sb.controls.clearFaults();
   expect(r.code).toBe(130);
   expect(r.stderr).toContain('Stopping: the call in flight finishes, nothing more is sent');
-  expect(summary(r.stdout)).toEqual({ issued: 200, skipped: 0, invalid: 0, failed: 0, unknown: 0, notSent: 50, requests: 3 });
+  expect(summary(r.stdout)).toEqual({ issued: 200, skipped: 0, invalid: 0, failed: 0, unknown: 0, notSent: 50, requests: 5 }); // batch, design, list, 2 bulk calls
   const written = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
   expect(written.map((w) => w.outcome)).toEqual(Array(50).fill('notSent'));
   expect(written[0]).toMatchObject({ line: '202', email: 'learner200@example.com', code: 'NOT_SENT' });
+  const results = parse(fs.readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  expect(results).toHaveLength(250); // one row per input row, true at the Ctrl-C
+  expect(results.filter((w) => w.outcome === 'issued' && /^CERT-/.test(w.certificateId))).toHaveLength(200);
+  expect(results.filter((w) => w.outcome === 'notSent').map((w) => Number(w.line)).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => 202 + i));
 
   const again = issue(['--batch', batchId, '--csv', csv], ws.apiKey);
   const second = await again.done;
@@ -80,9 +86,9 @@ test('one Ctrl-C: the call in flight finishes, the rest is not sent, exit 130; t
 });
 
 test('two Ctrl-C: it quits at once, the rows in flight written as "unknown" with the risk said; a re-run after the service finished issues nobody twice', async () => {
-  const { ws, client, batchId, csv, errors } = await setup('twice');
+  const { ws, client, batchId, csv, errors, out } = await setup('twice');
   world.sb.controls.injectFaults({ kind: 'delay', delayMs: 4000, every: 2, match: { method: 'POST', path: BULK_PATH } });
-  const run = issue(['--batch', batchId, '--csv', csv, '--errors', errors], ws.apiKey);
+  const run = issue(['--batch', batchId, '--csv', csv, '--errors', errors, '--out', out], ws.apiKey);
   await until(() => bulkCalls() === 2);
   const sentAt = Date.now();
   run.child.kill('SIGINT');
@@ -96,6 +102,8 @@ test('two Ctrl-C: it quits at once, the rows in flight written as "unknown" with
   expect(written.filter((w) => w.outcome === 'unknown')).toHaveLength(100);
   expect(written.filter((w) => w.outcome === 'unknown').every((w) => w.outcomeUnknown === 'true')).toBe(true);
   expect(written.filter((w) => w.outcome === 'notSent')).toHaveLength(50);
+  const results = parse(fs.readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  expect(results.map((w) => w.outcome).sort()).toEqual([...Array(100).fill('issued'), ...Array(50).fill('notSent'), ...Array(100).fill('unknown')]);
 
   // The service finishes the abandoned call (its client has gone); then the same command again.
   await until(() => world.sb.controls.quota(ws.workspaceId).used === 200);

@@ -49,6 +49,35 @@ test('the bar: rows done, the rate limit left, and a countdown while the client 
     '\r[........................] 0/250\x1b[K',
     '\r[........................] 0/250 · rate limit: waiting 3 s\x1b[K',
     '\r[############............] 125/250 · rate limit: 118 left\x1b[K',
-    '\n',
+    '\r[############............] 125/250 · rate limit: 118 left\x1b[K\n',
+  ]);
+});
+
+test('while a call is in flight its seconds count up, so a slow call never sits still', () => {
+  const written: string[] = [];
+  let t = 1_000_000;
+  const bar = progressBar({ columns: 0, write: (text: string) => written.push(text) }, { rate: () => ({}), waitingUntil: () => undefined }, () => t);
+  bar.update(0, 350);
+  bar.doing('sending 100 rows');
+  t += 7_400;
+  bar.update(0, 350); // what the timer does every 250 ms
+  bar.stop();
+  expect(written.slice(1, 3)).toEqual(['\r[........................] 0/350 · sending 100 rows 0 s\x1b[K', '\r[........................] 0/350 · sending 100 rows 7 s\x1b[K']);
+});
+
+test('a message clears the bar\'s line first and the bar is drawn again below it; after stop nothing is drawn', () => {
+  const written: string[] = [];
+  const bar = progressBar({ columns: 0, write: (text: string) => written.push(text) }, { rate: () => ({}), waitingUntil: () => undefined }, () => 0);
+  bar.update(3, 10);
+  bar.say('line 4: a message\n');
+  bar.stop('stopping');
+  bar.update(10, 10);
+  bar.say('after\n');
+  expect(written).toEqual([
+    '\r[#######.................] 3/10\x1b[K',
+    '\r\x1b[Kline 4: a message\n',
+    '\r[#######.................] 3/10\x1b[K',
+    '\r[#######.................] 3/10 · stopping\x1b[K\n',
+    'after\n',
   ]);
 });

@@ -3,7 +3,10 @@
 // scripted "user") or not declare it (the client then gets dry runs and tokens).
 import { createClient, createUndiciTransport, type CertificateServiceClient, type HeaderBag } from '@certificate-service/sdk';
 import type { Sandbox } from '@certificate-service/sandbox';
-import { createServer, type ServerOptions } from '@certificate-service/mcp';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfirmationTokens, createServer, type ServerOptions } from '@certificate-service/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -35,9 +38,13 @@ export function observingClient(sb: Pick<Sandbox, 'baseUrl'>, apiKey: string, ob
   } });
 }
 
+/** A state folder of this test file's own: harnesses share its confirmation key and memory, as processes share the user's. */
+export const stateFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-mcp-state-'));
+export const sharedTokens = new ConfirmationTokens(path.join(stateFolder, 'mcp', 'confirmations'));
+
 export async function connect(options: Omit<ServerOptions, 'log'> & { user?: User }): Promise<Harness> {
   const logs: string[] = [];
-  const mcp = createServer({ ...options, log: { info: (m) => void logs.push(m), warn: (m) => void logs.push(m) } });
+  const mcp = createServer({ tokens: sharedTokens, ...options, log: { info: (m) => void logs.push(m), warn: (m) => void logs.push(m) } });
   const asked: string[] = [];
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: options.user ? { elicitation: { form: {} } } : {} });
   if (options.user) {

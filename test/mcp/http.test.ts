@@ -1,9 +1,10 @@
 // --http: the guard in front of every request (bearer token, Host, Origin), the remote-host
 // rule, and a real session through the official client's streamable HTTP transport.
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { createServer, serveHttp, type RunningHttp } from '@certificate-service/mcp';
+import { createServer, ELICITATION_TIMEOUT_MS, serveHttp, type RunningHttp } from '@certificate-service/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { sandboxClient } from './harness';
 
 const silentLoggerForTests = { info: () => undefined, warn: () => undefined };
@@ -78,4 +79,51 @@ test('a host that is not loopback is refused without --allow-remote, and a short
   } finally {
     await made.close();
   }
+});
+
+test('over HTTP, a client with elicitation that never answers: after the wait (30 s by default, short here) nothing is written', async () => {
+  const ws = sb.controls.createWorkspace();
+  const client = sandboxClient(sb, ws.apiKey);
+  const batch = await client.createBatch({ title: 'Silent', designId: 'design_classic' });
+  const quiet = await serveHttp({ port: 0, token: TOKEN, createServer: () => createServer({ client, askTimeoutMs: 300 }), log: silentLoggerForTests, announce: () => undefined });
+  const mcp = new Client({ name: 'silent', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+  mcp.setRequestHandler(ElicitRequestSchema, () => new Promise<never>(() => undefined));
+  try {
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(quiet.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+    sb.controls.resetCounters();
+    const result = await mcp.callTool({ name: 'archive_batch', arguments: { batchId: batch.id } });
+    expect(result.structuredContent).toMatchObject({ done: false, reason: 'cancelled' });
+    expect(Object.keys(sb.controls.counters().requests.byRoute).filter((r) => !r.startsWith('GET ') && r !== 'POST /auth')).toEqual([]);
+    expect(ELICITATION_TIMEOUT_MS).toBe(30_000);
+  } finally {
+    await mcp.close();
+    await quiet.close();
+  }
+});
+
+test('every protocol version accepted before is still accepted, each with an Mcp-Session-Id; a 2026-07-28 client is offered 2025-11-25', async () => {
+  const auth = { Authorization: `Bearer ${TOKEN}` };
+  for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']) {
+    const res = await fetch(server.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...auth }, body: JSON.stringify({ ...initialize, params: { ...initialize.params, protocolVersion: version } }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const body = await res.text();
+    expect(JSON.parse(/^data: (.*)$/m.exec(body)![1]).result.protocolVersion).toBe(version === '2026-07-28' ? '2025-11-25' : version);
+  }
+});
+
+test('a client of the 2026-07-28 era (the official SDK v2 client with versionNegotiation auto) falls back to 2025-11-25 and works; pinned to 2026-07-28 it is refused', async () => {
+  const v2 = await import('@modelcontextprotocol/client');
+  const transport = () => new v2.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+  const auto = new v2.Client({ name: 'era-2026', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+  await auto.connect(transport());
+  try {
+    expect(auto.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    expect((await auto.listTools()).tools).toHaveLength(16);
+    expect(JSON.stringify(await auto.callTool({ name: 'list_designs', arguments: {} }))).toContain('design_classic');
+  } finally {
+    await auto.close();
+  }
+  const pinned = new v2.Client({ name: 'era-2026-only', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await expect(pinned.connect(transport())).rejects.toThrow();
 });

@@ -3,7 +3,9 @@
 // and against a stub service written here (answers in shapes the core reads, and in one it
 // cannot). The MCP Inspector's CLI (pinned) lists the tools. Kept to a few spawns: they cost.
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
@@ -15,6 +17,7 @@ import { CLI, MCP, ensureBuilt } from '../support/built';
 
 jest.setTimeout(90_000);
 const ROOT = path.resolve(__dirname, '../..');
+const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-mcp-stdio-')); // dry runs keep their key here, not in ~/.local/state
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -25,7 +28,7 @@ afterAll(() => sb.close());
 
 /** The official client over stdio to a spawned server; stderr is collected, and stdout is checked to be protocol only by the client itself. */
 async function spawnClient(command: string[], env: Record<string, string>) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: command, env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: command, env: { PATH: process.env.PATH ?? '', CERTSVC_STATE_DIR: stateDir, ...env }, stderr: 'pipe' });
   let stderr = '';
   const errors: string[] = [];
   (transport.stderr as PassThrough).on('data', (c) => (stderr += c));

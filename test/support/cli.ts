@@ -36,3 +36,27 @@ export function runCli(args: string[], env: Record<string, string | undefined>):
     ),
   );
 }
+
+/** The repository root: where the CLI README tells a user to run `npm exec -w shared/cli -- certsvc …`. */
+export const REPO_ROOT = path.resolve(__dirname, '../..');
+
+/**
+ * Runs `certsvc` the way the README tells a user to, from a clone: `npm exec -w shared/cli --
+ * certsvc …` in the repository root (npm then runs the bin in shared/cli, with INIT_CWD the root),
+ * so relative paths in `args` are the user's. About 1 s a run: keep these few.
+ */
+export function runCliAsDocumented(args: string[], env: Record<string, string | undefined>, cwd = REPO_ROOT): Promise<CliRun> {
+  const npmEnv = { PATH: process.env.PATH, HOME: process.env.HOME, npm_config_update_notifier: 'false', ...env };
+  return new Promise((resolve) =>
+    execFile('npm', ['exec', '-w', 'shared/cli', '--', 'certsvc', ...args], { cwd, env: npmEnv }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+}
+
+/** A folder under the repository's .tmp (git-ignored), and its path relative to the root, as a user would type it. */
+export function repoTempDir(prefix: string): { abs: string; rel: string } {
+  fs.mkdirSync(path.join(REPO_ROOT, '.tmp'), { recursive: true });
+  const abs = fs.mkdtempSync(path.join(REPO_ROOT, '.tmp', prefix));
+  return { abs, rel: path.relative(REPO_ROOT, abs) };
+}

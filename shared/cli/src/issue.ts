@@ -1,28 +1,18 @@
 import fs from 'node:fs';
-import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { CertificateServiceError, countOutcomes, emailKey, outcomeProblems, type IssueItem, type IssueOutcome } from '@certificate-service/sdk';
+import { CertificateServiceError, countOutcomes, outcomeProblems, type IssueOutcome } from '@certificate-service/sdk';
 import type { Connection } from './connect';
+import type { CsvRow } from './csv-rows';
+import { invalidReason, readIssueInput, type IssueInputFlags } from './issue-input';
+import { userPath } from './paths';
 import { progressBar } from './progress';
+import { resultsFile } from './results-file';
 import { UsageError } from './usage-error';
 
-export interface IssueFlags {
-  batch: string;
-  csv: string;
-  send?: boolean;
-  skipExisting: boolean;
+export interface IssueFlags extends IssueInputFlags {
   errors?: string;
-  /** Issue the valid rows and report the invalid ones (in --errors) instead of sending nothing. */
-  skipInvalid?: boolean;
-}
-
-/** One CSV row as read: the core's issue plan checks it. */
-export interface CsvRow {
-  /** Line number in the file (the header is line 1). */
-  line: number;
-  name: string;
-  email: string;
-  data: Record<string, string>;
+  /** One CSV row per input row with its outcome and certificate, written as the run goes. */
+  out?: string;
 }
 
 /** Where Ctrl-C comes from (the process; a fake in tests), and how the second one ends the run. */
@@ -41,57 +31,6 @@ const processInterrupts: Interrupts = {
 /** Exit code after Ctrl-C (128 + SIGINT), as shells expect. */
 export const INTERRUPTED = 130;
 const shown = 10;
-
-/** The header: `name` and `email` (any case) are required, every other column is a data field. */
-function checkHeader(header: string[], file: string): string[] {
-  const columns = header.map((h) => (['name', 'email'].includes(h.trim().toLowerCase()) ? h.trim().toLowerCase() : h.trim()));
-  const missing = ['name', 'email'].filter((c) => !columns.includes(c));
-  if (missing.length) {
-    const semicolons = header.length === 1 && header[0].includes(';') ? ' It looks separated by semicolons: certsvc reads comma-separated files (export "CSV (comma delimited)").' : '';
-    throw new UsageError(`${file}, line 1: no ${missing.map((c) => `"${c}"`).join(' or ')} column (the header has: ${header.join(', ')}).${semicolons}`);
-  }
-  const twice = columns.find((c, i) => columns.indexOf(c) !== i);
-  if (twice !== undefined) throw new UsageError(`${file}, line 1: the column "${twice}" appears twice.`);
-  if (columns.includes('')) throw new UsageError(`${file}, line 1: a column has no name.`);
-  return columns;
-}
-
-/** Reads the rows; the file's own problems (no header, a bad column, a broken line) name their line. */
-export function readRows(file: string): CsvRow[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`Cannot read the CSV file ${file}: ${(error as Error).message}`);
-  }
-  if (!text.replace(/^\uFEFF/, '').trim()) throw new UsageError(`${file} is empty: give a header row (name,email and any variables) and one row per certificate.`);
-  let records: Array<{ record: Record<string, string>; info: { lines: number } }>;
-  try {
-    records = parse(text, { columns: (header: string[]) => checkHeader(header, file), bom: true, skip_empty_lines: true, trim: true, info: true });
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`${file}: ${(error as Error).message}`);
-  }
-  if (records.length === 0) throw new UsageError(`${file} has a header but no rows.`);
-  return records.map(({ record, info }) => {
-    const { name, email, ...rest } = record;
-    // An empty cell sets no field, so a column used by some rows only leaves the others alone.
-    return { line: info.lines, name: name ?? '', email: email ?? '', data: Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== '')) };
-  });
-}
-
-/** Rows whose email (any case) an earlier row already has: `[line, first line, email]`. */
-export function repeatedEmails(rows: CsvRow[]): Array<[line: number, first: number, email: string]> {
-  const first = new Map<string, number>();
-  const out: Array<[number, number, string]> = [];
-  for (const row of rows) {
-    const key = emailKey(row.email);
-    const at = first.get(key);
-    if (at === undefined) first.set(key, row.line);
-    else out.push([row.line, at, row.email]);
-  }
-  return out;
-}
 
 /** What `certsvc issue` prints on stdout, one JSON line; each row is counted once. */
 export interface IssueSummary {
@@ -156,41 +95,48 @@ function neverSent(row: CsvRow): IssueOutcome {
  * the service may still finish that call.
  */
 export async function runIssue(flags: IssueFlags, connection: Connection, stdout: NodeJS.WritableStream, stderr: NodeJS.WriteStream, interrupts: Interrupts = processInterrupts): Promise<number> {
-  const rows = readRows(flags.csv);
-  const repeats = repeatedEmails(rows);
-  for (const [line, first, email] of repeats.slice(0, shown)) {
-    stderr.write(
-      flags.skipExisting
-        ? `line ${line} repeats the email of line ${first} (${email}): issued once; line ${line} gets the same certificate.\n`
-        : `line ${line} repeats the email of line ${first} (${email}): with --no-skip-existing it is issued twice.\n`,
-    );
-  }
-  if (repeats.length > shown) stderr.write(`… and ${repeats.length - shown} more repeated emails.\n`);
-
   const { client } = connection;
-  const items: IssueItem[] = rows.map(({ name, email, data }) => ({ batchId: flags.batch, name, email, data, ...(flags.send ? { send: true } : {}) }));
+  const bar = stderr.isTTY ? progressBar(stderr, { rate: () => client.rateLimit, waitingUntil: connection.waitingUntil }) : undefined;
+  // Every message goes through the bar (when there is one), so it starts on a fresh line.
+  const say = (text: string) => (bar ? bar.say(text) : void stderr.write(text));
+  bar?.doing('reading the batch');
+  let input;
+  try {
+    input = await readIssueInput(flags, connection, say, { stopAtBadRow: flags.skipInvalid !== true });
+  } catch (error) {
+    bar?.stop();
+    throw error;
+  }
+  const { rows, items } = input;
+  const errorsFile = flags.errors === undefined ? undefined : userPath(flags.errors);
+  const out = flags.out === undefined ? undefined : resultsFile(userPath(flags.out), rows);
   const known: Array<IssueOutcome | undefined> = new Array(rows.length);
+  let done = 0; // rows with an outcome other than "not sent": what the bar shows, also after a Ctrl-C
   let inFlight: number[] = [];
   const stop = new AbortController();
-  const bar = stderr.isTTY ? progressBar(stderr, { rate: () => client.rateLimit, waitingUntil: connection.waitingUntil }) : undefined;
+  bar?.update(0, rows.length);
 
   const onInterrupt = () => {
     if (!stop.signal.aborted) {
       stop.abort();
-      bar?.stop();
-      stderr.write('Stopping: the call in flight finishes, nothing more is sent (Ctrl-C again to quit at once).\n');
+      say('Stopping: the call in flight finishes, nothing more is sent (Ctrl-C again to quit at once).\n');
+      bar?.doing('stopping');
       return;
     }
     // The second Ctrl-C: leave now, saying what may still happen.
-    for (const i of inFlight) if (!known[i]) known[i] = interruptedInFlight(rows[i]);
-    for (let i = 0; i < rows.length; i++) known[i] ??= neverSent(rows[i]);
-    const where = flags.errors ? `; they are in ${flags.errors} as "unknown"` : '';
-    if (flags.errors) writeErrors(flags.errors, rows, known);
+    bar?.stop('quit');
+    const unsettled: Array<[number, IssueOutcome]> = [];
+    for (const i of inFlight) if (!known[i]) unsettled.push([i, (known[i] = interruptedInFlight(rows[i]))]);
+    for (let i = 0; i < rows.length; i++) if (!known[i]) unsettled.push([i, (known[i] = neverSent(rows[i]))]);
+    out?.add(unsettled);
+    const where = errorsFile ? `; they are in ${errorsFile} as "unknown"` : '';
+    if (errorsFile) writeErrors(errorsFile, rows, known);
     if (inFlight.length) {
       stderr.write(
         `Quit while the call for ${lineList(rows, inFlight)} was in flight${where}. The service may still finish that call: wait a minute, then run the same command again; rows it issued by then are skipped.\n`,
       );
     }
+    if (out) stderr.write(`Results so far: ${userPath(flags.out!)}\n`);
     interrupts.exit(INTERRUPTED);
   };
   interrupts.on('SIGINT', onInterrupt);
@@ -199,40 +145,54 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
   try {
     outcomes = await client.issueMany(items, {
       skipExisting: flags.skipExisting,
-      // Without --skip-invalid, one bad row sends nothing (and reads nothing).
+      // Without --skip-invalid, one bad row sends nothing.
       stopOnInvalid: flags.skipInvalid !== true,
+      // The design's variables as read once above: the check runs on them, and reads nothing more.
+      variables: input.variables,
       signal: stop.signal,
-      onProgress: bar?.update,
-      onCall: (indexes) => (inFlight = indexes),
+      onCall: (indexes) => {
+        inFlight = indexes;
+        bar?.doing(`sending ${indexes.length} row${indexes.length === 1 ? '' : 's'}`);
+      },
       onOutcomes: (settled) => {
-        for (const [i, o] of settled) known[i] = o;
+        for (const [i, o] of settled) {
+          if (!known[i] && o.kind !== 'notSent') done++;
+          known[i] = o;
+        }
+        out?.add(settled);
         if (settled.some(([i]) => inFlight.includes(i))) inFlight = [];
+        bar?.doing(undefined);
+        bar?.update(done, rows.length);
       },
     });
   } finally {
     interrupts.off('SIGINT', onInterrupt);
-    if (!stop.signal.aborted) bar?.stop();
+    bar?.stop(stop.signal.aborted ? 'stopped' : undefined);
   }
 
-  const invalid = outcomes.flatMap((o, i) => (o.kind === 'invalid' ? [`line ${rows[i].line}: ${o.error.message}`] : []));
+  const invalid = outcomes.flatMap((o, i) => (o.kind === 'invalid' ? [`line ${rows[i].line}: ${invalidReason(o, input.variables.get(flags.batch) ?? [])}`] : []));
   if (invalid.length && flags.skipInvalid !== true) {
     const more = invalid.length > shown ? `\n  … and ${invalid.length - shown} more` : '';
-    throw new UsageError(`${flags.csv} has ${invalid.length} bad row${invalid.length > 1 ? 's' : ''}; nothing was sent (--skip-invalid issues the others).\n  ${invalid.slice(0, shown).join('\n  ')}${more}`);
+    if (out) stderr.write(`Every row, none sent: ${userPath(flags.out!)}\n`);
+    throw new UsageError(`${input.csv} has ${invalid.length} bad row${invalid.length > 1 ? 's' : ''}; nothing was sent (--skip-invalid issues the others).\n  ${invalid.slice(0, shown).join('\n  ')}${more}`);
   }
+  for (const line of invalid.slice(0, shown)) stderr.write(`${line} (not sent)\n`);
+  if (invalid.length > shown) stderr.write(`… and ${invalid.length - shown} more invalid rows.\n`);
   // One reason for every row and nothing issued (the batch could not be read, a refused key):
   // said once, as the command's error.
-  const problems = outcomeProblems(outcomes);
+  const problems = outcomeProblems(outcomes).filter((p) => p.kind !== 'invalid');
   const c = countOutcomes(outcomes);
   const only = problems.length === 1 && problems[0].items.length === rows.length ? outcomes[0] : undefined;
   if (only?.kind === 'unreadBatch' && only.error.cause instanceof CertificateServiceError) throw only.error.cause;
 
-  if (flags.errors) {
-    const n = writeErrors(flags.errors, rows, outcomes);
-    if (n) stderr.write(`${n} row${n > 1 ? 's' : ''} not issued; see ${flags.errors}.\n`);
+  if (errorsFile) {
+    const n = writeErrors(errorsFile, rows, outcomes);
+    if (n) stderr.write(`${n} row${n > 1 ? 's' : ''} not issued; see ${errorsFile}\n`);
   } else {
     for (const p of problems.slice(0, shown)) stderr.write(`${lineList(rows, p.items)}: ${p.message}\n`);
     if (problems.length > shown) stderr.write(`… and ${problems.length - shown} more (pass --errors <file> to get every row as CSV).\n`);
   }
+  if (out) stderr.write(`Every row with its certificate: ${userPath(flags.out!)}\n`);
   if (c.unknown) {
     stderr.write(
       flags.skipExisting

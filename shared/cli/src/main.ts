@@ -5,15 +5,30 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { CertificateServiceError, EVENT_TYPES, hostHint, type EventType, type HostWords } from '@certificate-service/sdk';
+import { registerCertificates } from './certificates';
+import { confirm } from './confirm';
 import { connect, type ConnectionFlags } from './connect';
 import { runDoctor } from './doctor';
+import { runDryRun } from './dry-run';
 import { runIssue, type IssueFlags } from './issue';
 import { UsageError } from './usage-error';
 import { runVerify, type VerifyFlags } from './verify';
 
 const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '../package.json'), 'utf8')) as { version: string };
 
-const print = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+/** Where the commands read and write: the process's streams (fakes in in-process tests). */
+export interface Io {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WriteStream;
+}
+const processIo: Io = {
+  get stdin() {
+    return process.stdin; // made when first read: only verify and a question read it
+  },
+  stdout: process.stdout,
+  stderr: process.stderr,
+};
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -22,13 +37,15 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** The command line; commands that end with a verdict (issue, verify) set `result.exitCode`. */
-export function program(result: { exitCode: number }): Command {
+export function program(result: { exitCode: number }, io: Io = processIo): Command {
+  const print = (value: unknown): void => void io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   const cli = new Command('certsvc')
     .description('Issue and look up certificates of the Certificate Service.')
     .version(version)
     .addOption(new Option('--api-key <key>', 'API key').env('CERTSVC_API_KEY'))
     .addOption(new Option('--base-url <url>', 'service URL, e.g. https://<host>/api/v1').env('CERTSVC_BASE_URL'))
     .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .showHelpAfterError('(run certsvc --help for usage)');
   const client = (command: Command) => connect(command.optsWithGlobals<ConnectionFlags>()).client;
 
@@ -67,16 +84,22 @@ export function program(result: { exitCode: number }): Command {
 
   cli
     .command('issue')
-    .description('issue a certificate per CSV row (columns name, email; every other column is a data field)')
+    .description("issue a certificate per CSV row (columns name, email; every other column fills the design's variable of that name)")
     .requiredOption('--batch <id>', 'batch id')
     .requiredOption('--csv <file>', 'CSV file with a header row')
     .option('--send', 'email each certificate')
     .option('--no-skip-existing', 'issue rows whose email is already in the batch again')
     .option('--errors <file>', 'write the rows that failed (or were refused, with --skip-invalid) to this CSV file')
+    .option('--out <file>', 'write every row with its outcome, certificate ID, URL and share token to this CSV file, as the run goes')
     .option('--skip-invalid', 'issue the valid rows and report the invalid ones, instead of sending nothing')
-    .action(async (o: IssueFlags, command: Command) => {
-      result.exitCode = await runIssue(o, connect(command.optsWithGlobals<ConnectionFlags>()), process.stdout, process.stderr);
+    .option('--strict', "a column that is not one of the design's variables is an error, not a warning")
+    .addOption(new Option('--dry-run', 'read only: print what each row would do and the quota it would use; send nothing').conflicts(['out', 'errors']))
+    .action(async (o: IssueFlags & { dryRun?: boolean }, command: Command) => {
+      const connection = connect(command.optsWithGlobals<ConnectionFlags>());
+      result.exitCode = o.dryRun ? await runDryRun(o, connection, io.stdout, io.stderr) : await runIssue(o, connection, io.stdout, io.stderr);
     });
+
+  registerCertificates(cli, client, io, result);
 
   cli
     .command('get')
@@ -94,7 +117,7 @@ export function program(result: { exitCode: number }): Command {
     .requiredOption('--events <events>', `comma-separated: ${EVENT_TYPES.join(', ')}`, (v: string) => v.split(',').map((e) => e.trim()).filter(Boolean))
     .action(async (o: { url: string; events: EventType[] }, command: Command) => {
       print(await client(command).createSubscription({ url: o.url, events: o.events }));
-      process.stderr.write('Store the secret now: the service shows it only once (rotate it if it is lost).\n');
+      io.stderr.write('Store the secret now: the service shows it only once (rotate it if it is lost).\n');
     });
   subscriptions
     .command('test')
@@ -109,7 +132,15 @@ export function program(result: { exitCode: number }): Command {
     .command('delete')
     .description('delete a webhook subscription; the trigger that used it stops receiving events')
     .argument('<subscriptionId>', 'e.g. whs_… (see certsvc subscriptions list)')
-    .action(async (subscriptionId: string, _o, command: Command) => print(await client(command).deleteSubscription(subscriptionId)));
+    .option('--yes', 'do not ask (needed without a terminal)')
+    .action(async (subscriptionId: string, o: { yes?: boolean }, command: Command) => {
+      // Asks first: a deleted subscription's secret is gone, and its trigger stops receiving events.
+      if (!(await confirm(`Delete webhook subscription ${subscriptionId}?`, o.yes, io))) {
+        io.stderr.write('Nothing deleted.\n');
+        return void (result.exitCode = 1);
+      }
+      print(await client(command).deleteSubscription(subscriptionId));
+    });
 
   cli
     .command('doctor')
@@ -165,21 +196,21 @@ const CLI_WORDS: HostWords = {
   unreachable: 'Check CERTSVC_BASE_URL (or --base-url); the local sandbox answers at http://127.0.0.1:4010/api/v1 once started (`npm start -- --serve` in a clone, or `certsvc-sandbox`).',
 };
 
-async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const result = { exitCode: 0 };
   try {
-    await program(result).parseAsync(argv);
+    await program(result, io).parseAsync(argv);
     return result.exitCode;
   } catch (error) {
     // Commander has already printed its message (unknown option, missing argument, --help).
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof UsageError) {
-      process.stderr.write(`certsvc: ${error.message}\n`);
+      io.stderr.write(`certsvc: ${error.message}\n`);
       return 2;
     }
     if (error instanceof CertificateServiceError) {
       const hint = hostHint(error, CLI_WORDS);
-      process.stderr.write(`certsvc: ${error.message}\n${hint ? `${hint}\n` : ''}`);
+      io.stderr.write(`certsvc: ${error.message}\n${hint ? `${hint}\n` : ''}`);
       // Refused before sending (status 0, bad input) is a usage error; anything the service said is not.
       return error.code === 'VALIDATION_ERROR' && error.status === 0 ? 2 : 1;
     }

@@ -73,8 +73,23 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   const token = options.token ?? randomBytes(24).toString('base64url');
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; mcp: CertificateMcpServer }>();
   let hosts: string[] = [];
+  // Stopping: new requests are refused (503) while the POSTs in flight finish and answer.
+  let stopping = false;
+  const inFlight = new Set<http.ServerResponse>();
+  let drained: (() => void) | undefined;
 
   const server = http.createServer((req, res) => {
+    if (stopping) {
+      res.writeHead(503, { 'Content-Type': 'application/json', Connection: 'close' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'The server is stopping.' }, id: null }));
+      return;
+    }
+    if (req.method === 'POST') {
+      inFlight.add(res);
+      res.once('close', () => {
+        inFlight.delete(res);
+        if (!inFlight.size) drained?.();
+      });
+    }
     const refused = guard(req, token, hosts);
     if (refused) {
       res.writeHead(refused.status, { 'Content-Type': 'application/json', ...(refused.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {}) });
@@ -122,12 +137,16 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     url,
     token,
     close: async () => {
+      stopping = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Calls in flight finish and their answers reach the client; then the sessions close.
+      if (inFlight.size) await new Promise<void>((resolve) => (drained = resolve));
       for (const { transport, mcp } of sessions.values()) {
-        await transport.close().catch(() => undefined);
         await mcp.idle();
+        await transport.close().catch(() => undefined);
       }
-      await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await closed;
     },
   };
 }

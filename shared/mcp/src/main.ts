@@ -7,6 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient, createUndiciTransport, validationError, type CertificateServiceClient, type HeaderBag } from '@certificate-service/sdk';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ConfirmationTokens, confirmationsDir, serviceIdentity } from './confirm';
 import { DEFAULT_PORT, serveHttp } from './http';
 import { stderrLogger } from './log';
 import { Redactor } from './redact';
@@ -133,6 +134,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     readOnly: flags.readOnly,
     confirmAbove: flags.confirmAbove,
     secrets: [env.CERTSVC_API_KEY, env.CERTSVC_MCP_TOKEN],
+    service: serviceIdentity(env.CERTSVC_BASE_URL, env.CERTSVC_API_KEY),
+    tokens: new ConfirmationTokens(confirmationsDir(env)),
     log,
     version,
   };
@@ -141,7 +144,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     if (!flags.http) return await runStdio(probe, io, log);
     const running = await serveHttp({ host: flags.host, port: flags.port, allowRemote: flags.allowRemote, token: env.CERTSVC_MCP_TOKEN, createServer: () => createServer(options), log, announce: (t) => void io.stderr.write(t) });
     redactor.add(running.token);
-    await untilStopped(io);
+    // A daemon: only a signal stops it. Its stdin is not a client (a service manager, a
+    // container without -i, or `</dev/null &` close it at once).
+    await untilStopped(io, false);
+    log.info('stopping: finishing the calls in flight');
     await running.close();
     return 0;
   } catch (error) {
@@ -163,13 +169,14 @@ async function runStdio(mcp: ReturnType<typeof createServer>, io: Io, log: Retur
   return 0;
 }
 
-/** Resolves when stdin ends (the client closed the pipe or exited) or on SIGINT/SIGTERM. */
-function untilStopped(io: Io): Promise<void> {
+/** Resolves on SIGINT/SIGTERM, and over stdio also when stdin ends (the client closed the pipe or exited). */
+function untilStopped(io: Io, stdinIsClient = true): Promise<void> {
   return new Promise((resolve) => {
-    io.stdin.once('end', resolve);
-    io.stdin.once('close', resolve);
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
+    if (!stdinIsClient) return;
+    io.stdin.once('end', resolve);
+    io.stdin.once('close', resolve);
     io.stdin.resume();
   });
 }

@@ -1,13 +1,13 @@
 // The MCP server: registers the tools of the list (tools/index.ts) that --tools and
 // --read-only leave, the resources and the prompt, and runs each call with its context
 // (the client, the confirmation step, progress, the cancel signal).
-import { randomUUID } from 'node:crypto';
 import type { CertificateServiceClient, HeaderBag } from '@certificate-service/sdk';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ElicitResultSchema, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitResultSchema, ListToolsRequestSchema, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { failure, success } from './answers';
-import { ConfirmationTokens, confirmer } from './confirm';
+import { ConfirmationTokens, confirmer, serviceIdentity } from './confirm';
+import { toolListing } from './listing';
 import { silentLogger, type Logger } from './log';
 import { registerPrompts } from './prompts';
 import { Redactor } from './redact';
@@ -17,8 +17,8 @@ import { TOOLS } from './tools';
 
 export const SERVER_NAME = 'certificate-service';
 export const DEFAULT_CONFIRM_ABOVE = 25;
-/** How long the user has to answer a confirmation the client shows. */
-const ELICITATION_TIMEOUT_MS = 10 * 60_000;
+/** How long the user has to answer a confirmation the client shows; silence changes nothing. */
+export const ELICITATION_TIMEOUT_MS = 30_000;
 
 export class UsageError extends Error {}
 
@@ -47,7 +47,12 @@ export interface ServerOptions extends ToolSelection {
   /** Strings no answer may carry (the API key, the HTTP token). */
   secrets?: ReadonlyArray<string | undefined>;
   log?: Logger;
+  /** Confirmation tokens (default: kept in the state folder, confirmationsDir()). */
   tokens?: ConfirmationTokens;
+  /** The service the calls go to, serviceIdentity(baseUrl, apiKey), which tokens are bound to (default: the client's base URL). */
+  service?: string;
+  /** How long to wait for the user's answer to a confirmation (default 30 s). */
+  askTimeoutMs?: number;
   version?: string;
 }
 
@@ -63,7 +68,6 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
   const redactor = new Redactor(options.secrets);
   const log = options.log ?? silentLogger;
   const tokens = options.tokens ?? new ConfirmationTokens();
-  const instance = randomUUID();
   const running = new Set<Promise<unknown>>();
   const server = new McpServer(
     { name: SERVER_NAME, title: 'Certificate Service', version: options.version ?? '0.0.0' },
@@ -71,7 +75,8 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
       capabilities: { logging: {} },
       instructions:
         'Tools for the Certificate Service: issue, send and look up certificates in batches. Find a batch (list_batches) and its variables (get_batch) before issuing; ' +
-        'issue_certificates skips emails already in the batch, so repeating a call never issues twice. Tools that change or delete something, send email, or issue many ask the user first. ' +
+        'issue_certificates skips emails already in the batch, so repeating a call never issues twice; it alone uses quota (1 unit per certificate). The service allows 120 requests a minute; the server waits when it must. ' +
+        'Tools that change or delete something, send email, or issue many ask the user first; a client that cannot ask gets a dry run with a confirmationToken: show the user what would happen and, only if they agree, call again with the same arguments plus the token. ' +
         'The API key is the server\'s own: no tool takes one. Creating webhook subscriptions is left to the certsvc CLI.',
     },
   );
@@ -83,8 +88,8 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
         title: tool.title,
         description: tool.description,
         inputSchema: tool.input,
-        ...(tool.output ? { outputSchema: tool.output } : {}),
-        annotations: { title: tool.title, ...tool.annotations },
+        outputSchema: tool.output,
+        annotations: tool.annotations,
       },
       async (args: Record<string, unknown>, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
         const progressToken = extra._meta?.progressToken;
@@ -106,7 +111,7 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
             },
             confirm: confirmer({
               tokens,
-              session: extra.sessionId ?? instance,
+              service: options.service ?? serviceIdentity(client.baseUrl, undefined),
               elicit: canElicit
                 ? async (message) => {
                     // A client that cannot show the question (or errs, or times out) has not said yes.
@@ -120,7 +125,7 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
                         },
                       },
                       ElicitResultSchema,
-                      { timeout: ELICITATION_TIMEOUT_MS },
+                      { timeout: options.askTimeoutMs ?? ELICITATION_TIMEOUT_MS },
                     ).catch((error: unknown) => {
                       log.warn(`${tool.name}: the confirmation could not be asked (${error instanceof Error ? error.message : String(error)}); nothing was done`);
                       return { action: 'cancel' as const, content: undefined };
@@ -144,6 +149,9 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
       },
     );
   }
+  // The SDK's handler for tools/list is replaced by the same list, compacted (listing.ts).
+  const listing = toolListing(tools);
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   registerResources(server);
   registerPrompts(server);
 

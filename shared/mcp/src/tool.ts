@@ -41,7 +41,8 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
   title: string;
   description: string;
   input: Shape;
-  output?: z.ZodRawShape;
+  /** What structuredContent holds: the top-level fields callers read, typed (loose: more may follow). */
+  output: z.ZodObject<any>;
   annotations: Annotations;
   run(args: z.infer<z.ZodObject<Shape>>, context: ToolContext): Promise<ToolAnswer>;
 }

@@ -103,6 +103,7 @@ async function main(): Promise<void> {
   console.log('Certificate Service sandbox listening');
   console.log(`  base URL : ${sandbox.baseUrl}`);
   console.log(`  API key  : ${sandbox.apiKey ?? '(none: started with --no-seed)'}`);
+  console.log(`  page     : ${sandbox.url}/  (open it in a browser: batches, certificates, deliveries)`);
   console.log(`  viewer   : ${sandbox.url}/v/<shareToken>`);
   console.log(`  controls : ${sandbox.url}/__sandbox`);
   if (sandbox.options.timeScale !== 1) {

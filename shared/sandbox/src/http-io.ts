@@ -68,7 +68,3 @@ export function sendHtml(res: ServerResponse, status: number, html: string, head
   });
   res.end(html);
 }
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}

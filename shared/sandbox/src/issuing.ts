@@ -3,7 +3,7 @@
 import type { Recipient } from '@certificate-service/sdk';
 import { ApiError, validationError } from './errors';
 import type { SandboxContext } from './context';
-import type { BatchRecord, RecipientRecord, WorkspaceRecord } from './store';
+import { type BatchRecord, designOf, type RecipientRecord, type WorkspaceRecord } from './store';
 import { dataObject, objectBody, requiredEmail, requiredString } from './validate';
 
 
@@ -28,8 +28,7 @@ export function parseIssueItem(raw: unknown, prefix = '', required: readonly str
 
 /** The names of the variables the batch's design requires. */
 export function requiredVariables(ws: WorkspaceRecord, batch: BatchRecord): string[] {
-  const design = ws.designs.find((d) => d.id === batch.designId);
-  return (design?.variables ?? []).filter((v) => v.required).map((v) => v.name);
+  return (designOf(ws, batch)?.variables ?? []).filter((v) => v.required).map((v) => v.name);
 }
 
 /** A required variable that is absent or blank is a 400 on `data.<name>` (the first one missing). */

@@ -1,6 +1,6 @@
 // HTTP front door. /api/v1 requests go through: count -> injected fault -> auth ->
-// rate limit -> route -> JSON body -> handler. /__sandbox (controls) and /v/ (public
-// viewer) skip auth, the rate limit and the counters.
+// rate limit -> route -> JSON body -> handler. /__sandbox (controls), /v/ (public viewer)
+// and / in a browser (the overview page) skip auth, the rate limit and the counters.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { SandboxContext } from './context';
 import type { SandboxControls } from './controls';
@@ -12,6 +12,7 @@ import { type RateLimitState, rateLimitHeaders } from './rate-limit';
 import type { Reply } from './router';
 import { createApiRouter } from './routes';
 import { type ControlRequest, createControlRouter } from './routes/controls';
+import { handleDashboard, wantsHtml } from './routes/dashboard';
 import { handleViewer } from './routes/viewer';
 import type { WorkspaceRecord } from './store';
 
@@ -97,6 +98,8 @@ export function createServer(sb: SandboxContext, controls: SandboxControls, info
     const query = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
     const method = (req.method ?? 'GET').toUpperCase();
     if (path === CONTROL_PREFIX || path.startsWith(CONTROL_PREFIX + '/')) return handleControl(req, res, method, path, query);
+    // The overview page, for a browser only: a JSON client of `/` keeps its 404 below.
+    if (path === '/' && method === 'GET' && wantsHtml(req)) return handleDashboard(sb, res, query, sb.origin + API_PREFIX);
     if (path.startsWith('/v/') && method === 'GET') return handleViewer(sb, req, res, safeDecode(path.slice(3)));
     if (path === API_PREFIX || path.startsWith(API_PREFIX + '/')) return handleApi(req, res, method, path, query);
     const notFound = new ApiError('NOT_FOUND', `No route ${method} ${path}. The API lives under ${API_PREFIX}.`, { method, path });

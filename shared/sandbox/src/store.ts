@@ -155,6 +155,11 @@ export class Store {
   }
 }
 
+/** The design a batch was created with (every workspace holds the same read-only designs). */
+export function designOf(ws: WorkspaceRecord, batch: BatchRecord): DesignRecord | undefined {
+  return ws.designs.find((d) => d.id === batch.designId);
+}
+
 /** Binary search in an ascending-seq array; -1 when absent. */
 export function indexOfSeq(items: readonly { seq: number }[], seq: number): number {
   let lo = 0;

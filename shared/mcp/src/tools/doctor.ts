@@ -1,13 +1,15 @@
+import { z } from 'zod/v4';
 import { checkFirstContact, observeAnswer, type ObservedAnswer } from '@certificate-service/sdk';
+import { object } from './views';
 import { defineTool, READ_ONLY } from '../tool';
 
 export default defineTool({
   name: 'doctor',
-  title: 'Check the connection to the service',
+  title: 'Check the connection',
   description:
-    'Checks the key and that every answer of the service has a shape this server reads, with read-only calls: auth, batches, designs, one batch\'s certificates, subscriptions (6 requests, no quota). ' +
-    'Use it when calls fail with UNEXPECTED_RESPONSE or an auth error. Returns one line per endpoint (status, list wrapper, fields) and ok.',
+    'Checks the key and that each answer has a shape this server reads (6 reads). Use after UNEXPECTED_RESPONSE or an auth error.',
   input: {},
+  output: z.looseObject({ ok: z.boolean(), baseUrl: z.string(), checks: z.array(object), verdict: z.string() }),
   annotations: READ_ONLY,
   async run(_args, { observedClient }) {
     let last: ObservedAnswer | undefined;

@@ -1,18 +1,18 @@
 import { validationError } from '@certificate-service/sdk';
 import { z } from 'zod/v4';
 import { defineTool, READ_ONLY } from '../tool';
-import { certificateView } from './views';
+import { certificateOut, certificateView } from './views';
 
 export default defineTool({
   name: 'find_certificate',
-  title: 'Find a certificate by ID or share link',
+  title: 'Find a certificate',
   description:
-    'Looks up one issued certificate by its certificate ID (CERT-…) or by its share token or public certificate URL (…/v/<token>). Give exactly one. ' +
-    'Costs 1 request, no quota. Returns the certificate (id, batchId, certificateId, name, email, certUrl, emailStatus, issueDate, data), or found: false.',
+    'One certificate by certificateId (CERT-…) or shareToken (token or …/v/<token> URL); give one.',
   input: {
-    certificateId: z.string().optional().describe('The human-readable certificate ID, e.g. CERT-2026-000123-0001.'),
-    shareToken: z.string().optional().describe('The share token, or the whole certificate URL.'),
+    certificateId: z.string().optional().describe('CERT-….'),
+    shareToken: z.string().optional().describe('Token or certificate URL.'),
   },
+  output: z.looseObject({ found: z.boolean(), certificate: certificateOut.optional() }),
   annotations: READ_ONLY,
   async run({ certificateId, shareToken }, { client }) {
     if (!!certificateId?.trim() === !!shareToken?.trim()) throw validationError('certificateId', 'give exactly one of certificateId or shareToken');

@@ -1,15 +1,14 @@
 import { z } from 'zod/v4';
 import { defineTool, READ_ONLY } from '../tool';
-import { batchView } from './views';
+import { batchOut, batchView, object } from './views';
 
 export default defineTool({
   name: 'get_batch',
-  title: 'Get a batch and its certificate variables',
+  title: 'Get a batch and its variables',
   description:
-    'One batch (id, title, designId, status) and the certificate variables its design asks for (name, required), which every recipient\'s "data" must fill. ' +
-    'Call it before issue_certificates. Costs 3 to 4 requests (the batch, the designs\' pages, one page of its certificates when the design lists no variables) and no quota. ' +
-    'variablesSource "design": from the design; "seen": names used by the batch\'s recent certificates; "none": unknown, any data is sent as given.',
-  input: { batchId: z.string().describe('The batch id, as list_batches returns it.') },
+    'A batch and its design\'s variables (name, required); call it before issue_certificates. variablesSource "seen": from recent certificates; "none": unknown.',
+  input: { batchId: z.string().describe('From list_batches.') },
+  output: z.looseObject({ batch: batchOut, variablesSource: z.enum(['design', 'seen', 'none']), variables: z.array(object) }),
   annotations: READ_ONLY,
   async run({ batchId }, { client }) {
     const batch = await client.getBatch(batchId);

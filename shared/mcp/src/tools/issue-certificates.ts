@@ -1,10 +1,10 @@
 import { z } from 'zod/v4';
 import { countOutcomes, outcomeProblems, type IssueItem, type IssueOutcome, type IssuePreview } from '@certificate-service/sdk';
 import { defineTool } from '../tool';
-import { confirmationToken } from './views';
+import { confirmable, confirmationToken, object } from './views';
 
 const MAX_RECIPIENTS = 1000;
-const SHOWN_IDS = 20;
+const SHOWN_IDS = 10;
 const SHOWN_ERRORS = 5;
 
 /** Each distinct reason once (the core groups a batch-wide refusal): how many, the message, a few emails. */
@@ -30,31 +30,37 @@ export default defineTool({
   name: 'issue_certificates',
   title: 'Issue certificates',
   description:
-    'Issues a certificate to each recipient in a list, into one batch, in bulk calls of up to 100. Skip-existing is on by default: a recipient whose email already has a certificate ' +
-    'in the batch (or appears earlier in the list) is skipped, so calling again with the same list after a failure or a timeout issues only what is missing, never twice. ' +
-    'Every recipient\'s data is checked against the batch\'s required design variables before anything is issued (see get_batch). ' +
-    'Quota: 1 unit per certificate issued (skipped ones cost none). Requests: 2 to 4 reads for the design\'s variables, 1 read per 100 certificates already in the batch, 1 write per 100 issued; the service allows 120 a minute and the server waits when it must, reporting progress. ' +
-    'send: true also emails each certificate (cannot be undone). With send, or more than the confirmation threshold to issue, the user is asked first (or a dry run answers with a confirmationToken). dryRun: true only says what would happen. ' +
-    'Returns counts per outcome (issued, skipped, invalid, failed, unknown, notSent, refusedEarlier, unreadBatch), the first issued ids and the first errors grouped.',
+    'Issues a certificate to each recipient into one batch, 100 per bulk call. Skips emails already in the batch or repeated, so the same call again after a failure or timeout issues only what is missing, never twice. ' +
+    'Checks data against the required variables (get_batch) first. 1 quota unit each. send: true emails them too. Asks first with send or above the threshold.',
   input: {
-    batchId: z.string().min(1).describe('The batch to issue into.'),
+    batchId: z.string().min(1),
     recipients: z
       .array(
         z.object({
-          name: z.string().describe('Full name as printed on the certificate.'),
-          email: z.string().describe('Email address; one certificate per email per batch.'),
-          data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('This recipient\'s certificate variables, e.g. {"course": "Math"}.'),
+          name: z.string(),
+          email: z.string(),
+          data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Its variables, e.g. {"course": "Math"}.'),
         }),
       )
       .min(1)
-      .max(MAX_RECIPIENTS)
-      .describe(`1 to ${MAX_RECIPIENTS} recipients.`),
-    data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Variables shared by every recipient; a recipient\'s own data wins.'),
-    send: z.boolean().default(false).describe('Also email each certificate now (asks the user first).'),
-    skipExisting: z.boolean().default(true).describe('Skip emails already in the batch (default true). false issues them again.'),
-    dryRun: z.boolean().default(false).describe('Only read and say what would be issued, skipped or refused; nothing is written.'),
+      .max(MAX_RECIPIENTS),
+    data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Shared by all; a recipient\'s own wins.'),
+    send: z.boolean().default(false),
+    skipExisting: z.boolean().default(true).describe('false issues existing emails again.'),
+    dryRun: z.boolean().default(false).describe('Only say what would happen.'),
     confirmationToken,
   },
+  output: z.looseObject({
+    ...confirmable,
+    batchId: z.string().optional(),
+    counts: z.record(z.string(), z.number()).optional(),
+    issued: z.array(object).optional(),
+    moreIssued: z.number().optional(),
+    errors: z.array(object).optional(),
+    wouldIssue: z.number().optional(),
+    wouldSkip: z.number().optional(),
+    invalid: z.number().optional(),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run(args, { client, confirm, confirmAbove, signal, progress, log }) {
     const { batchId, recipients, data, send, skipExisting, dryRun } = args;
@@ -73,7 +79,7 @@ export default defineTool({
       nothingToIssue = preview.wouldIssue === 0;
       if (preview.wouldIssue > 0 && (send || preview.wouldIssue > confirmAbove)) {
         const action = `Issue ${preview.wouldIssue} certificate${preview.wouldIssue === 1 ? '' : 's'} into batch ${batchId}${send ? ' and email each one now' : ''} (${preview.wouldIssue} quota units; ${summary.wouldSkip} skipped as already issued, ${summary.invalid} refused as invalid).`;
-        const ok = await confirm({ tool: 'issue_certificates', args, action, preview: summary });
+        const ok = await confirm({ tool: 'issue_certificates', args, target: [batchId], action, preview: summary });
         if (!ok.go) return ok.answer;
       }
     }
@@ -86,7 +92,7 @@ export default defineTool({
     });
 
     const counts = countOutcomes(outcomes);
-    const issued = outcomes.flatMap((o, i) => (o.kind === 'issued' ? [{ email: items[i].email, id: o.recipient.id, certificateId: o.recipient.certificateId }] : []));
+    const issued = outcomes.flatMap((o, i) => (o.kind === 'issued' ? [{ email: items[i].email, certificateId: o.recipient.certificateId }] : []));
     const answer = {
       done: true,
       batchId,

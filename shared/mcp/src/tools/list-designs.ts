@@ -1,12 +1,14 @@
+import { z } from 'zod/v4';
+import { object } from './views';
 import { defineTool, READ_ONLY } from '../tool';
 
 export default defineTool({
   name: 'list_designs',
   title: 'List certificate designs',
   description:
-    'Lists the workspace\'s certificate designs (id, name); a batch is created with one. Designs are read-only here. ' +
-    'Costs 1 request per 100 designs and no quota. get_batch tells which variables a batch\'s design asks for.',
+    'The certificate designs (id, name); a batch is created with one.',
   input: {},
+  output: z.looseObject({ designs: z.array(object) }),
   annotations: READ_ONLY,
   async run(_args, { client }) {
     const designs: Array<{ id: string; name?: string }> = [];

@@ -1,12 +1,14 @@
+import { z } from 'zod/v4';
+import { object } from './views';
 import { defineTool, READ_ONLY } from '../tool';
 
 export default defineTool({
   name: 'list_subscriptions',
-  title: 'List webhook subscriptions',
+  title: 'List subscriptions',
   description:
-    'Lists the workspace\'s webhook subscriptions (id, url, events); a workspace holds at most 20, and each instant trigger (a Zap, an n8n workflow) that is on holds one. ' +
-    'Costs 1 request per page, no quota. Signing secrets are never shown. Creating a subscription is left to the CLI (certsvc subscriptions create), because its signing secret is shown only once and no tool result may carry a secret.',
+    'Webhook subscriptions (no secrets). At most 20; each instant trigger that is on (Zap, n8n workflow) holds one. Create them with the CLI: the secret is shown once.',
   input: {},
+  output: z.looseObject({ subscriptions: z.array(object), count: z.number(), limit: z.number() }),
   annotations: READ_ONLY,
   async run(_args, { client }) {
     const subscriptions: Array<{ id: string; url: string; events: string[] }> = [];

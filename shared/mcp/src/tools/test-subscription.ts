@@ -4,8 +4,10 @@ import { defineTool } from '../tool';
 export default defineTool({
   name: 'test_subscription',
   title: 'Send a test delivery',
-  description: 'Asks the service to send a sample delivery to a webhook subscription\'s URL, to check the receiver. Costs 1 request, no quota. Returns whether the service accepted the request (not whether the receiver answered).',
-  input: { subscriptionId: z.string().describe('The subscription id (whs_…), from list_subscriptions.') },
+  description:
+    'Asks the service to send a sample delivery to a subscription\'s URL; done: accepted, not received.',
+  input: { subscriptionId: z.string().describe('whs_…, from list_subscriptions.') },
+  output: z.looseObject({ done: z.boolean(), subscriptionId: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ subscriptionId }, { client }) {
     await client.testSubscription(subscriptionId);

@@ -19,9 +19,9 @@ export const batchView = (b: Batch | BatchChange) => ({ id: b.id, title: b.title
 
 /** Which certificate a tool acts on: its certificate ID, or its batch and recipient id. */
 export const certificateTarget = {
-  certificateId: z.string().optional().describe('The human-readable certificate ID (CERT-…). Give this, or batchId and recipientId.'),
-  batchId: z.string().optional().describe('The batch of the certificate (with recipientId).'),
-  recipientId: z.string().optional().describe('The certificate\'s id in its batch (rec_…), as find tools return it under "id".'),
+  certificateId: z.string().optional().describe('CERT-…, or batchId and recipientId ("id" in find answers)'),
+  batchId: z.string().optional(),
+  recipientId: z.string().optional(),
 };
 
 /** Reads the certificate a tool is about to change (one GET), so the confirmation can show it. */
@@ -31,7 +31,16 @@ export async function findTarget(client: CertificateServiceClient, t: { certific
   throw validationError('certificateId', 'give the certificate ID (CERT-…), or both batchId and recipientId');
 }
 
-export const confirmationToken = z
-  .string()
-  .optional()
-  .describe('Only after a dry run: the token it returned, once the user has agreed. Leave it out otherwise.');
+export const confirmationToken = z.string().optional().describe('From a dry run, if the user agreed.');
+
+// Output schemas: the fields callers read, typed; loose, so a field added later breaks no client.
+/** Any object (a batch, a check, a subscription): batchView and the like say what it holds. */
+export const object = z.looseObject({});
+export const batchOut = object;
+export const certificateOut = z.looseObject({ certificateId: z.string() });
+/** What a tool that asks first answers: done, or a dry run with its token (or why the user said no). */
+export const confirmable = {
+  done: z.boolean(),
+  confirmationToken: z.string().optional(),
+  expiresAt: z.string().optional(),
+};

@@ -3,17 +3,32 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Recipient } from '@certificate-service/sdk';
 import type { SandboxContext } from '../context';
-import { escapeHtml, sendHtml } from '../http-io';
+import { html, htmlDocument } from '../html';
+import { sendHtml } from '../http-io';
+import { designOf } from '../store';
 import { recordView } from '../viewing';
 
-function page(r: Recipient): string {
-  const row = (k: string, v: string) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`;
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Certificate ${escapeHtml(r.certificateId)}</title></head>
-<body><h1>Certificate of completion</h1><p>Awarded to <strong>${escapeHtml(r.name)}</strong></p>
-<table>${row('Certificate ID', r.certificateId)}${row('Issue date', r.issueDate)}${row('Expiry date', r.expiryDate ?? 'none')}</table>
-</body></html>`;
+/** The certificate's variables (e.g. the course), labelled as its design labels them; a key the design does not list keeps its name. */
+function variableRows(sb: SandboxContext, r: Recipient): Array<[string, string]> {
+  const batch = sb.store.batches.get(r.batchId);
+  const ws = batch && sb.store.workspaces.get(batch.workspaceId);
+  const labels = new Map((ws && batch ? (designOf(ws, batch)?.variables ?? []) : []).map((v) => [v.name, v.label]));
+  return Object.entries(r.data).map(([name, value]) => [labels.get(name) ?? name, value]);
 }
+
+function page(r: Recipient, variables: Array<[string, string]>): string {
+  const rows: Array<[string, string]> = [...variables, ['Certificate ID', r.certificateId], ['Issue date', r.issueDate], ['Expiry date', r.expiryDate ?? 'none']];
+  const body = html`<main><h1>Certificate of completion</h1><p>Awarded to <strong>${r.name}</strong></p>
+<table>${rows.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table></main>`;
+  return htmlDocument(`Certificate ${r.certificateId}`, STYLE, body);
+}
+
+const STYLE = `
+body{margin:0;font:16px/1.5 Georgia,"Times New Roman",serif;color:#1f2328;background:#f6f8fa}
+main{max-width:640px;margin:48px auto;background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:32px 40px}
+h1{margin-top:0;font-size:26px}
+th{text-align:left;padding:4px 16px 4px 0;color:#57606a;font-weight:normal;vertical-align:top}
+`;
 
 export function handleViewer(sb: SandboxContext, req: IncomingMessage, res: ServerResponse, token: string): void {
   const forwarded = req.headers['x-forwarded-for'];
@@ -27,5 +42,5 @@ export function handleViewer(sb: SandboxContext, req: IncomingMessage, res: Serv
     sendHtml(res, 404, '<!doctype html><html><body><h1>Certificate not found</h1></body></html>');
     return;
   }
-  sendHtml(res, 200, page(recipient));
+  sendHtml(res, 200, page(recipient, variableRows(sb, recipient)));
 }

@@ -1,0 +1,86 @@
+import { CertificateServiceError, validateIssue, type DesignVariable, type IssueItem, type IssueOutcome } from '@certificate-service/sdk';
+import { matchColumns } from './columns';
+import type { Connection } from './connect';
+import { readRows, renameColumns, repeatedEmails, type CsvRow } from './csv-rows';
+import { userPath } from './paths';
+import { UsageError } from './usage-error';
+
+/** The flags `certsvc issue` shares with `--dry-run`. */
+export interface IssueInputFlags {
+  batch: string;
+  csv: string;
+  send?: boolean;
+  skipExisting: boolean;
+  /** A column the design does not name is an error (exit 2), not a warning. */
+  strict?: boolean;
+  /** Issue the valid rows and report the invalid ones instead of sending nothing. */
+  skipInvalid?: boolean;
+}
+
+export interface IssueInput {
+  /** The CSV file as resolved from the folder the user typed in. */
+  csv: string;
+  rows: CsvRow[];
+  items: IssueItem[];
+  /** The batch's design variables (read once), for issueMany's design check. */
+  variables: Map<string, DesignVariable[]>;
+}
+
+const shown = 10;
+
+/**
+ * What `certsvc issue` and `--dry-run` read before anything else: the CSV (its own problems name
+ * their line), then the batch's variables, once (a batch that cannot be read stops here, nothing
+ * sent), which the columns are matched against (`Course` fills `course`; an unknown column warns).
+ * Everything said goes to `say` (stderr).
+ */
+export async function readIssueInput(flags: IssueInputFlags, connection: Connection, say: (text: string) => void, options: { stopAtBadRow: boolean }): Promise<IssueInput> {
+  const csv = userPath(flags.csv);
+  const file = readRows(csv);
+  // A bad name or email needs no read to be found: said before any request (the plan checks again).
+  const bad = options.stopAtBadRow ? file.rows.flatMap((row) => badRow(connection, row)) : [];
+  if (bad.length) throw new UsageError(`${csv} has ${bad.length} bad row${bad.length > 1 ? 's' : ''}; nothing was sent (--skip-invalid issues the others).\n  ${bad.slice(0, shown).join('\n  ')}${bad.length > shown ? `\n  … and ${bad.length - shown} more` : ''}`);
+  const repeats = repeatedEmails(file.rows);
+  for (const [line, first, email] of repeats.slice(0, shown)) {
+    say(
+      flags.skipExisting
+        ? `line ${line} repeats the email of line ${first} (${email}): issued once; line ${line} gets the same certificate.\n`
+        : `line ${line} repeats the email of line ${first} (${email}): with --no-skip-existing it is issued twice.\n`,
+    );
+  }
+  if (repeats.length > shown) say(`… and ${repeats.length - shown} more repeated emails.\n`);
+
+  const batch = await connection.client.getBatchVariables(flags.batch);
+  const { rename, warnings } = matchColumns(file.columns, batch, flags.strict === true);
+  for (const w of warnings) say(`${w}\n`);
+  const rows = renameColumns(file.rows, rename);
+  const items = rows.map(({ name, email, data }) => ({ batchId: flags.batch, name, email, data, ...(flags.send ? { send: true } : {}) }));
+  return { csv, rows, items, variables: new Map([[flags.batch, batch.variables]]) };
+}
+
+/** `line N: <reason>` when the row's name, email or data is bad on its own (the core's validator). */
+function badRow(connection: Connection, row: CsvRow): string[] {
+  try {
+    connection.client.check(() => validateIssue({ name: row.name, email: row.email, data: row.data }));
+    return [];
+  } catch (error) {
+    if (!(error instanceof CertificateServiceError)) throw error;
+    return [`line ${row.line}: ${error.message}`];
+  }
+}
+
+/**
+ * Why a row was refused before sending, in the CLI's words: a required variable left empty is
+ * named as the design names it (`"course" is required by the design and is empty`); any other
+ * bad value keeps the core's message (`Invalid "email": …`).
+ */
+export function invalidReason(outcome: Extract<IssueOutcome, { kind: 'invalid' }>, variables: readonly DesignVariable[]): string {
+  const error: CertificateServiceError = outcome.error;
+  const field = error.field ?? '';
+  // The field the core names is the fact; the design says whether that variable is required.
+  const required = new Set(variables.filter((v) => v.required).map((v) => `data.${v.name}`));
+  if (!required.has(field)) return error.message;
+  const also = (/also required and empty: ([^)]*)\)/.exec(error.message)?.[1].split(', ') ?? []).filter((f) => required.has(f));
+  const names = [field, ...also].map((f) => `"${f.replace(/^data\./, '')}"`);
+  return names.length === 1 ? `${names[0]} is required by the design and is empty` : `${names.join(', ')} are required by the design and are empty`;
+}
