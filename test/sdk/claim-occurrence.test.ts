@@ -77,4 +77,31 @@ describe('a resend that fails again (real deliveries from the sandbox)', () => {
     expect(ran.map((e) => [e.type, e.data.id])).toEqual([['certificate.failed', id]]);
     expect(answers).toEqual([200, 200]);
   });
+
+  test("the service's test delivery shaped as a certificate event claims its sample's occurrence: a second issued test is answered 2xx, not run", async () => {
+    const ws = sb.controls.createWorkspace();
+    const client = createClient({ baseUrl: sb.baseUrl, apiKey: ws.apiKey });
+    const seen: WebhookEvent[] = [];
+    const statuses: number[] = [];
+    let h: ReturnType<typeof createNodeHandler> | undefined;
+    const srv = http.createServer((req, res) => {
+      const end = res.end.bind(res);
+      res.end = ((...args: Parameters<typeof res.end>) => (statuses.push(res.statusCode), end(...args))) as typeof res.end;
+      void h!(req, res);
+    });
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    try {
+      const sub = await client.createSubscription({ url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/`, events: ['certificate.issued'] });
+      h = createNodeHandler({ secret: sub.secret, onEvent: (e) => void seen.push(e) });
+      const done = (n: number) => sb.controls.waitForDeliveries((log) => log.filter((a) => a.subscriptionId === sub.id && a.outcome === 'succeeded').length >= n, 10_000);
+      await client.testSubscription(sub.id);
+      await done(1);
+      await client.testSubscription(sub.id);
+      await done(2);
+      // The sandbox's sample repeats its recipient id (rec_sample…); nothing tells a test from a real event.
+      expect([seen.length, statuses]).toEqual([1, [200, 200]]);
+    } finally {
+      await new Promise((resolve) => srv.close(resolve));
+    }
+  });
 });
