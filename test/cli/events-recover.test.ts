@@ -60,6 +60,7 @@ describe('a receiver down through all 7 attempts of 60 deliveries', () => {
   let since = '';
   let before: string[] = [];
   let missedKeys: string[] = [];
+  let batchId = '';
 
   beforeAll(async () => {
     const ws = world.sb.controls.createWorkspace();
@@ -70,7 +71,7 @@ describe('a receiver down through all 7 attempts of 60 deliveries', () => {
     secret = sub.secret;
     const mine = (n: number, outcome: string) => async () =>
       world.sb.controls.waitForDeliveries((log) => log.filter((a) => a.subscriptionId === sub.id && a.outcome === outcome).length >= n, 60_000);
-    const b = (await client.createBatch({ title: 'Outage', designId: 'design_classic' })).id;
+    const b = (batchId = (await client.createBatch({ title: 'Outage', designId: 'design_classic' })).id);
     const people = (n: number, domain: string, tag: string) => Array.from({ length: n }, (_, i) => ({ name: `${tag}${i}`, email: `${tag}${i}@${domain}` }));
     // Before the outage: 3 sent, 2 failed (10 deliveries), all run.
     await client.issueBulk(b, [...people(3, 'example.com', 'early'), ...people(2, 'bounce.test', 'early-bounce')], { send: true });
@@ -130,6 +131,11 @@ describe('a receiver down through all 7 attempts of 60 deliveries', () => {
     expect(lines.slice(0, -1).every((l) => l.type === 'certificate.issued' && /^whd_r/.test(l.deliveryId))).toBe(true);
     expect(rx.answered).toHaveLength(answered);
     expect(run.code).toBe(0);
+    // --batch names the batches read (here the only one, and one that has none of these events).
+    const other = (await client.createBatch({ title: 'Empty', designId: 'design_classic' })).id;
+    const named = await runCli(['events', 'recover', '--since', since, '--dry-run', '--batch', batchId, other, '--events', 'sent,failed'], env);
+    expect(JSON.parse(named.stdout.trim().split('\n').at(-1)!)).toMatchObject({ found: 32 });
+    expect(named.stderr).toMatch(/\(4 list requests: every batch named read whole/);
   });
 
   test('a receiver that does not answer 2xx: exit 1, counted as failed, the secret in no output', async () => {
