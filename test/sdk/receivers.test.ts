@@ -170,7 +170,7 @@ describe.each(Object.keys(frameworks))('%s receiver', (name) => {
     expect(events.map((e) => [e.id, e.type, e.data.certificateId])).toEqual([['whe_1', 'certificate.issued', 'CERT-2026-000001-0001']]);
     expect(await h.send(h.raw, d.body, d.headers)).toEqual({ status: 200, body: { received: true, duplicate: true } });
     expect(events).toHaveLength(1);
-    expect(claimed).toEqual(['whd_whe_1', 'whd_whe_1']);
+    expect(claimed).toEqual(['rec_1', 'rec_1']);
   });
 
   test('a body a JSON parser already read: 400 NOT_RAW_BODY telling to use the raw body', async () => {

@@ -184,6 +184,9 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
       result.exitCode = await runVerify(o, process.stdin, process.stdout, process.env);
     });
 
+  // certsvc events recover (events-recover.ts), loaded here so this file keeps one hunk for it.
+  (require('./events-recover') as typeof import('./events-recover')).registerEvents(cli, result);
+
   return cli;
 }
 

@@ -11,7 +11,8 @@ import * as designs from './client/designs';
 import * as issuing from './issue';
 import type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview } from './issue';
 import * as recipients from './client/recipients';
-import * as poll from './client/poll';
+import * as poll from './poll';
+import * as recover from './recover';
 import * as subscriptions from './client/subscriptions';
 import { getBatchVariables, type BatchVariables } from './variables';
 import type { ActionResult, Batch, BatchChange, Design, EventType, IssueInput, Page, Recipient, RecipientChange, RecipientUpdate, WebhookSubscription, Workspace } from './types';
@@ -19,7 +20,7 @@ import type { ActionResult, Batch, BatchChange, Design, EventType, IssueInput, P
 export type { ListOptions, BatchListOptions } from './client/batches';
 export type { RecipientListOptions } from './client/recipients';
 export type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview, PreviewOutcome } from './issue';
-export type { PollEvent, PollState, PollOptions, PollResult, PollAllOptions, PollAllResult, ListOrder } from './client/poll';
+export type { PollEvent, PollState, PollOptions, PollResult, PollAllOptions, PollAllResult, ListOrder } from './poll';
 export type ClientOptions = RequesterOptions;
 
 /**
@@ -206,7 +207,7 @@ export class CertificateServiceClient {
     return this.#exit(recipients.sendCertificate(this.#http, batchId, recipientId));
   }
 
-  // --- Polling (triggers without a subscription; see client/poll.ts) -------------
+  // --- Polling (triggers without a subscription; see poll/index.ts) -------------
 
   /** The certificates of one batch new since `state` (issued, or by email status), newest first, and the next state. */
   pollCertificates(options: poll.PollOptions): Promise<poll.PollResult> {
@@ -215,6 +216,22 @@ export class CertificateServiceClient {
   /** The same over every active batch, with one state per batch. */
   pollActiveBatches(options: poll.PollAllOptions): Promise<poll.PollAllResult> {
     return this.#exit(poll.pollActiveBatches(this.#http, options));
+  }
+
+  // --- Recovery (events missed past the service's last retry; see recover.ts) ----
+
+  /**
+   * Runs each issued, sent and failed occurrence at or after `since` that `store` has not seen
+   * through the receiver's `onEvent`, marked `recovered: true`. `viewed` cannot be recovered.
+   * Exactly once only against a store that survives restarts and covers the window (fileStore,
+   * or your database). Reads every batch whole: one request per 100 certificates.
+   */
+  recoverEvents(options: recover.RecoverOptions): Promise<recover.RecoverResult> {
+    return this.#exit(recover.recoverEvents(this.#http, options));
+  }
+  /** The occurrences recoverEvents would hand over, oldest first, with their keys and delivery ids; nothing is claimed. */
+  findRecoverableEvents(options: recover.FindOptions): Promise<recover.Found> {
+    return this.#exit(recover.findEvents(this.#http, options));
   }
 
   getCertificate(certificateId: string): Promise<Recipient> {

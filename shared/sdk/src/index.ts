@@ -10,6 +10,7 @@ import { createUndiciTransport, type UndiciTransportOptions } from './undici-tra
 export * from './core';
 export * from './receivers';
 export { createFetchTransport, createUndiciTransport, type UndiciTransportOptions };
+export { fileStore, DEFAULT_KEEP_DAYS, type FileStoreOptions } from './file-store';
 export type { PooledTransport } from './undici-transport';
 
 /** Waits with a plain timer; the core itself takes its `sleep` from the host. */
