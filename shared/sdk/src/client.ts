@@ -13,7 +13,7 @@ import type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview } from './
 import * as recipients from './client/recipients';
 import * as poll from './client/poll';
 import * as subscriptions from './client/subscriptions';
-import { getBatchVariables, type BatchVariables } from './variables';
+import { getBatchVariables, getDesignVariables, type BatchVariables, type DesignVariable } from './variables';
 import type { ActionResult, Batch, BatchChange, Design, EventType, IssueInput, Page, Recipient, RecipientChange, RecipientUpdate, WebhookSubscription, Workspace } from './types';
 
 export type { ListOptions, BatchListOptions } from './client/batches';
@@ -150,6 +150,14 @@ export class CertificateServiceClient {
    */
   getBatchVariables(batchId: string): Promise<BatchVariables> {
     return this.#exit(getBatchVariables(this.#http, batchId));
+  }
+  /**
+   * What issueMany's design check reads: the variables the batch's design lists ([] when it lists
+   * none), the batch and the designs' pages until its design. A host that caches it (Zapier) passes
+   * it back as the `variables` Map.
+   */
+  getDesignVariables(batchId: string): Promise<DesignVariable[]> {
+    return this.#exit(getDesignVariables(this.#http, batchId));
   }
 
   // --- Recipients (issued certificates) -----------------------------------------

@@ -38,10 +38,15 @@ export interface IssueManyOptions {
   stopOnError?: boolean;
   /**
    * The design's variables, checked before any write: an item that leaves a required one empty
-   * (after the shared `data` is merged in) ends `invalid`, naming `data.<name>`. `'design'`: the
-   * core reads each batch's design once (two or three reads a batch); or pass them in, by batch id.
+   * (after the shared `data` is merged in) or missing ends `invalid`, naming `data.<name>`, and is
+   * never sent. Default (`'design'`, its explicit spelling): each batch's design is read once per
+   * run, the batch and then the designs' pages until its design (two reads for a short list); a
+   * design that lists no variables requires none; a read that fails, or a design whose variables
+   * cannot be read, holds the batch's items back (`unreadBatch`). A Map, by batch id: the
+   * variables the caller already holds count as the check for those batches (the others are
+   * read). `false`: no check here, which saves those reads per batch; the service still checks.
    */
-  variables?: 'design' | ReadonlyMap<string, ReadonlyArray<DesignVariable>>;
+  variables?: 'design' | false | ReadonlyMap<string, ReadonlyArray<DesignVariable>>;
   /** Once the calls are planned and after each call: items with an outcome so far, of `total`. */
   onProgress?: (done: number, total: number) => void;
   /** Before each call: the input indexes it carries (they are "in flight" until it settles). */
@@ -59,10 +64,11 @@ export interface IssueManyOptions {
 async function planIssue(api: Api, items: readonly IssueItem[], options: IssueManyOptions): Promise<{ total: number; plan: CallPlan }> {
   const skipExisting = options.skipExisting !== false;
   const itemPlan = planItems(items, options.data);
-  const callOptions = { skipExisting, stopOnInvalid: options.stopOnInvalid, bulk: options.bulk, variables: options.variables instanceof Map ? byTrimmedId(options.variables) : undefined };
+  const held = options.variables instanceof Map ? byTrimmedId(options.variables) : undefined;
+  const callOptions = { skipExisting, stopOnInvalid: options.stopOnInvalid, bulk: options.bulk, variables: held };
   // An invalid item with stopOnInvalid: nothing will be sent, so nothing is read either.
   if (options.stopOnInvalid && itemPlan.invalid.size > 0) return { total: itemPlan.total, plan: planCalls(itemPlan, noReads(), { ...callOptions, skipExisting: false }) };
-  const reads = await readBatches(api, itemPlan.batchIds, { skipExisting, designVariables: options.variables === 'design', signal: options.signal });
+  const reads = await readBatches(api, itemPlan.batchIds, { skipExisting, designVariables: (batchId) => options.variables !== false && !held?.has(batchId), signal: options.signal });
   const plan = planCalls(itemPlan, reads, callOptions);
   if (options.signal?.aborted) cancelUnsent(plan);
   return { total: itemPlan.total, plan };
@@ -84,7 +90,7 @@ function cancelUnsent(plan: CallPlan): void {
 /**
  * Issues any number of certificates, every item ending with an outcome (see IssueOutcome):
  * 1. plan: each item checked and normalised once (batch id trimmed, email keyed, variables merged);
- * 2. read: each batch once, for skip-existing (on by default) and, when asked, its design's variables;
+ * 2. read: each batch once, for its design's variables and for skip-existing (both on by default);
  * 3. plan the calls: skipped, invalid and held-back items decided; the rest grouped per batch and
  *    send flag, in input order, into bulk calls of at most 100;
  * 4. send: each call once (never repeated after an unknown outcome); a batch- or key-level
