@@ -13,6 +13,7 @@ import type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview } from './
 import * as recipients from './client/recipients';
 import * as poll from './client/poll';
 import * as subscriptions from './client/subscriptions';
+import { serviceId, type RunContext } from './issue/in-flight';
 import { getBatchVariables, getDesignVariables, type BatchVariables, type DesignVariable } from './variables';
 import type { ActionResult, Batch, BatchChange, Design, EventType, IssueInput, Page, Recipient, RecipientChange, RecipientUpdate, WebhookSubscription, Workspace } from './types';
 
@@ -33,12 +34,15 @@ export class CertificateServiceClient {
   readonly #secrets: SecretSet;
   /** The one call path; the resource functions take it as their `Api`. */
   readonly #http: Requester;
+  readonly #run: RunContext;
 
   constructor(options: ClientOptions) {
     this.#secrets = new SecretSet([options.apiKey, ...(options.secrets ?? [])]);
     // A user may paste the key into the Base URL field: the message must not echo it.
     const baseUrl = this.#exitSync(() => normaliseBaseUrl(options.baseUrl));
     this.#http = new Requester({ ...options, baseUrl }, this.#secrets);
+    // The service as issue runs share their holds (issue/in-flight.ts): base URL and a hash of the key.
+    this.#run = { service: serviceId(baseUrl, options.apiKey?.trim() || options.secrets?.[0]), sleep: options.sleep, now: options.now ?? Date.now };
   }
 
   /** The normalised API base URL, ending in /api/v1. */
@@ -188,7 +192,7 @@ export class CertificateServiceClient {
    * skip-existing is on unless `skipExisting: false`. The one issue plan: see issue/index.ts.
    */
   issueMany(items: IssueItem[], options?: IssueManyOptions): Promise<IssueOutcome[]> {
-    return this.#exitOutcomes(issuing.issueMany(this.#http, items, this.#exitOptions(options)));
+    return this.#exitOutcomes(issuing.issueMany(this.#http, items, this.#exitOptions(options), this.#run));
   }
   /** What issueMany would do with these items (the same reads), without writing anything. */
   async previewIssue(items: IssueItem[], options?: Omit<IssueManyOptions, 'onCall' | 'onOutcomes' | 'onProgress'>): Promise<IssuePreview> {
