@@ -84,7 +84,22 @@ describe('in one process', () => {
     expect(certificates(stub)).toHaveLength(200);
   });
 
-  test('another service (another key) or another batch shares no hold', async () => {
+  test('an email whose outcome is unknown in the other run (sent, answer unreadable) is not sent again: unknown here too', async () => {
+    stub.garbleNextBulk = true; // the held call lands, then answers a body no reader knows
+    const first = client(stub).issueMany(people(3));
+    await until(() => posts(stub) > 0);
+    const retry = await client(stub).issueMany(people(3));
+    const firstOutcomes = await first;
+    expect(countOutcomes(firstOutcomes)).toMatchObject({ unknown: 3 });
+    expect(countOutcomes(retry)).toMatchObject({ unknown: 3 });
+    expect(retry[0]).toMatchObject({ error: { code: 'IN_FLIGHT_ELSEWHERE', message: expect.stringMatching(/its outcome there is unknown/) } });
+    expect(posts(stub)).toBe(1);
+    // Once the first run has ended, a run reads the batch and skips what landed.
+    expect(countOutcomes(await client(stub).issueMany(people(3)))).toMatchObject({ skipped: 3 });
+    expect(certificates(stub)).toHaveLength(3);
+  });
+
+  test('another service (another key) shares no hold', async () => {
     const first = client(stub).issueMany(people(100));
     await until(() => posts(stub) > 0);
     stub.holdBulkMs = 0;

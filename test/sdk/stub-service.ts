@@ -25,6 +25,8 @@ export interface StubService {
   /** The certificates issued, by batch id, in the order they landed. */
   issued: Map<string, Recipient[]>;
   holdBulkMs: number;
+  /** The next bulk call lands its certificates and answers a body no reader knows (its outcome: unknown). */
+  garbleNextBulk: boolean;
   close(): Promise<void>;
 }
 
@@ -73,6 +75,10 @@ export async function startStub(options: { batches: Record<string, string>; desi
         if (stub.holdBulkMs > 0) await new Promise((r) => setTimeout(r, stub.holdBulkMs));
         const certs = (body.recipients as Array<{ name: string; email: string; data?: Record<string, string> }>).map((r) => certificate(batchId, r));
         land(batchId, certs);
+        if (stub.garbleNextBulk) {
+          stub.garbleNextBulk = false;
+          return send(200, { accepted: true });
+        }
         return send(201, { data: certs });
       }
       send(404, { error: 'NOT_FOUND', message: `stub: no route ${req.method} ${path}` });
@@ -84,6 +90,7 @@ export async function startStub(options: { batches: Record<string, string>; desi
     requests,
     issued,
     holdBulkMs: options.holdBulkMs ?? 0,
+    garbleNextBulk: false,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -126,20 +126,23 @@ export class RunHolds {
     }
     const deadline = this.context.now() + (this.options.waitMs ?? DEFAULT_IN_FLIGHT_WAIT_MS);
     const held = registry();
-    const waiting: Array<[string, PlannedItem[]]> = [];
-    // In memory first, all at once: synchronous, so two runs in this process never both take one.
+    const waiting: Array<[string, PlannedItem[], Hold]> = [];
+    // In memory first, all at once: synchronous, so two runs in this process never both take one;
+    // each hold met is kept, so its outcome is read even if it settles before this run looks.
     for (const [key, list] of byKey) {
-      if (this.#claim(held, key, list[0].index)) continue;
-      waiting.push([key, list]);
+      const other = held.get(key);
+      if (other) waiting.push([key, list, other]);
+      else this.#claim(held, key, list[0].index);
     }
-    for (const [key, list] of waiting) {
-      const outcome = await this.#waitInMemory(held, key, list[0], deadline);
+    for (const [key, list, hold] of waiting) {
+      const outcome = await this.#waitInMemory(held, key, list[0], hold, deadline);
       if (outcome) for (const item of list) decided.set(item.index, outcome);
     }
-    // Then across processes, for what this run now holds.
+    // Then across processes, for what this run now holds, in key order: two runs that wait for
+    // each other's markers always meet at the lowest key first, so neither holds what the other waits for.
     const markers = this.options.markers;
     if (markers) {
-      for (const [key, index] of [...this.#mine]) {
+      for (const [key, index] of [...this.#mine].sort(([a], [b]) => (a < b ? -1 : 1))) {
         const item = byKey.get(key)![0];
         if (await this.#acquireMarker(markers, key, deadline)) this.#marked.add(key);
         else {
@@ -152,19 +155,16 @@ export class RunHolds {
     return decided;
   }
 
-  #claim(held: Map<string, Hold>, key: string, index: number): boolean {
-    if (held.has(key)) return false;
+  #claim(held: Map<string, Hold>, key: string, index: number): void {
     let settle!: Hold['settle'];
     const settled = new Promise<IssueOutcome | undefined>((resolve) => (settle = resolve));
     held.set(key, { run: this.#run, settled, settle });
     this.#mine.set(key, index);
-    return true;
   }
 
-  /** Waits for the holder of `key`; undefined when this run took the email over. */
-  async #waitInMemory(held: Map<string, Hold>, key: string, item: PlannedItem, deadline: number): Promise<IssueOutcome | undefined> {
-    for (;;) {
-      const hold = held.get(key);
+  /** Waits for the holder of `key` (`first`, then whoever takes it next); undefined when this run took the email over. */
+  async #waitInMemory(held: Map<string, Hold>, key: string, item: PlannedItem, first: Hold, deadline: number): Promise<IssueOutcome | undefined> {
+    for (let hold: Hold | undefined = first; ; hold = held.get(key)) {
       if (!hold) {
         this.#claim(held, key, item.index);
         return undefined;
