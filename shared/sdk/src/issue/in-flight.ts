@@ -198,7 +198,7 @@ export class RunHolds {
   }
 
   /** These outcomes are known: their emails are given back, the outcome handed to any run waiting. */
-  async settle(settled: ReadonlyArray<readonly [number, IssueOutcome]>): Promise<void> {
+  async settle(settled: ReadonlyArray<readonly [number, IssueOutcome | undefined]>): Promise<void> {
     const done: Array<[string, number, IssueOutcome | undefined]> = [];
     for (const [index, outcome] of settled) {
       const key = this.#keyOf.get(index);
@@ -215,7 +215,7 @@ export class RunHolds {
 
   /** Gives back whatever is still held (the run ended, or threw): waiting runs take those emails over. */
   async releaseAll(): Promise<void> {
-    await this.settle([...this.#mine].map(([, index]) => [index, undefined as unknown as IssueOutcome] as const));
+    await this.settle([...this.#mine].map(([, index]) => [index, undefined] as const));
   }
 
   #give(key: string, index: number, outcome: IssueOutcome | undefined): void {
