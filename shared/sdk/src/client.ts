@@ -14,7 +14,8 @@ import * as recipients from './client/recipients';
 import * as poll from './poll';
 import * as recover from './recover';
 import * as subscriptions from './client/subscriptions';
-import { getBatchVariables, type BatchVariables } from './variables';
+import { serviceId, type RunContext } from './issue/in-flight';
+import { getBatchVariables, getDesignVariables, type BatchVariables, type DesignVariable } from './variables';
 import type { ActionResult, Batch, BatchChange, Design, EventType, IssueInput, Page, Recipient, RecipientChange, RecipientUpdate, WebhookSubscription, Workspace } from './types';
 
 export type { ListOptions, BatchListOptions } from './client/batches';
@@ -34,12 +35,15 @@ export class CertificateServiceClient {
   readonly #secrets: SecretSet;
   /** The one call path; the resource functions take it as their `Api`. */
   readonly #http: Requester;
+  readonly #run: RunContext;
 
   constructor(options: ClientOptions) {
     this.#secrets = new SecretSet([options.apiKey, ...(options.secrets ?? [])]);
     // A user may paste the key into the Base URL field: the message must not echo it.
     const baseUrl = this.#exitSync(() => normaliseBaseUrl(options.baseUrl));
     this.#http = new Requester({ ...options, baseUrl }, this.#secrets);
+    // The service as issue runs share their holds (issue/in-flight.ts): base URL and a hash of the key.
+    this.#run = { service: serviceId(baseUrl, options.apiKey?.trim() || options.secrets?.[0]), sleep: options.sleep, now: options.now ?? Date.now };
   }
 
   /** The normalised API base URL, ending in /api/v1. */
@@ -152,6 +156,14 @@ export class CertificateServiceClient {
   getBatchVariables(batchId: string): Promise<BatchVariables> {
     return this.#exit(getBatchVariables(this.#http, batchId));
   }
+  /**
+   * What issueMany's design check reads: the variables the batch's design lists ([] when it lists
+   * none), the batch and the designs' pages until its design. A host that caches it (Zapier) passes
+   * it back as the `variables` Map.
+   */
+  getDesignVariables(batchId: string): Promise<DesignVariable[]> {
+    return this.#exit(getDesignVariables(this.#http, batchId));
+  }
 
   // --- Recipients (issued certificates) -----------------------------------------
 
@@ -181,7 +193,7 @@ export class CertificateServiceClient {
    * skip-existing is on unless `skipExisting: false`. The one issue plan: see issue/index.ts.
    */
   issueMany(items: IssueItem[], options?: IssueManyOptions): Promise<IssueOutcome[]> {
-    return this.#exitOutcomes(issuing.issueMany(this.#http, items, this.#exitOptions(options)));
+    return this.#exitOutcomes(issuing.issueMany(this.#http, items, this.#exitOptions(options), this.#run));
   }
   /** What issueMany would do with these items (the same reads), without writing anything. */
   async previewIssue(items: IssueItem[], options?: Omit<IssueManyOptions, 'onCall' | 'onOutcomes' | 'onProgress'>): Promise<IssuePreview> {

@@ -29,6 +29,8 @@ export { RECOVER_FAILED_WINDOW_DAYS, recoveredIds, type RecoveredEvent, type Fin
 export type { RetryOptions } from './retry';
 export type { RateLimitState } from './rate-limit';
 // Issuing: one outcome per item, a union on `kind`; counts and the distinct problems for reports.
+// Issue runs hold their emails (in one process; across processes with markers a host hands in).
+export { DEFAULT_IN_FLIGHT_WAIT_MS, type InFlightMarkers } from './issue/in-flight';
 export { countOutcomes, outcomeProblems, ISSUE_OUTCOME_KINDS, type IssueOutcomeKind, type OutcomeCounts, type OutcomeProblem } from './issue/outcome';
 /** @deprecated in 0.3.0, removed in 0.4.0: the outcome union is now named IssueOutcome (switch on `kind`). */
 export type { IssueOutcome as ItemOutcome } from './issue/outcome';
