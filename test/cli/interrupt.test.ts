@@ -35,9 +35,16 @@ async function setup(name: string) {
   return { ws, client, batchId, csv, errors: path.join(world.dir, `${name}-errors.csv`), out: path.join(world.dir, `${name}-out.csv`) };
 }
 
+/** The CLI's state folder: its in-flight markers live there. */
+const stateDir = () => path.join(world.dir, 'state');
+const markers = () => {
+  const dir = path.join(stateDir(), 'in-flight');
+  return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => path.join(dir, f)) : [];
+};
+
 /** Starts `certsvc issue`; `interrupt(n)` sends n SIGINTs while the second bulk call is held. */
 function issue(args: string[], apiKey: string) {
-  const child = spawn(process.execPath, [CLI, 'issue', ...args], { env: { PATH: process.env.PATH, CERTSVC_BASE_URL: world.sb.baseUrl, CERTSVC_API_KEY: apiKey } });
+  const child = spawn(process.execPath, [CLI, 'issue', ...args], { env: { PATH: process.env.PATH, CERTSVC_BASE_URL: world.sb.baseUrl, CERTSVC_API_KEY: apiKey, CERTSVC_STATE_DIR: stateDir() } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -83,6 +90,7 @@ test('one Ctrl-C: the call in flight finishes, the rest is not sent, exit 130; t
   expect(summary(second.stdout)).toMatchObject({ issued: 50, skipped: 200 });
   expect(await distinctEmails(client, batchId)).toEqual({ total: 250, distinct: 250 });
   expect(world.sb.controls.quota(ws.workspaceId).used).toBe(250);
+  expect(markers()).toEqual([]);
 });
 
 test('two Ctrl-C: it quits at once, the rows in flight written as "unknown" with the risk said; a re-run after the service finished issues nobody twice', async () => {
@@ -105,12 +113,22 @@ test('two Ctrl-C: it quits at once, the rows in flight written as "unknown" with
   const results = parse(fs.readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
   expect(results.map((w) => w.outcome).sort()).toEqual([...Array(100).fill('issued'), ...Array(50).fill('notSent'), ...Array(100).fill('unknown')]);
 
-  // The service finishes the abandoned call (its client has gone); then the same command again.
+  // The quit certsvc left a marker per row of the call in flight, saying when it was sent: a run
+  // within a minute waits for those rows (or ends them `unknown`) rather than issuing them again.
+  const left = markers().map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as { sentAt?: number });
+  // (The 50 rows never sent keep an unsent marker, which a new run takes over at once.)
+  expect(left.filter((m) => m.sentAt === undefined)).toHaveLength(50);
+  expect(left.filter((m) => typeof m.sentAt === 'number' && m.sentAt >= sentAt - 5_000)).toHaveLength(100);
+
+  // The service finishes the abandoned call (its client has gone); "wait a minute" (the markers
+  // are aged by two), then the same command again.
   await until(() => world.sb.controls.quota(ws.workspaceId).used === 200);
   world.sb.controls.clearFaults();
+  for (const f of markers()) fs.writeFileSync(f, JSON.stringify({ ...JSON.parse(fs.readFileSync(f, 'utf8')), createdAt: Date.now() - 120_000, sentAt: Date.now() - 120_000 }));
   const second = await issue(['--batch', batchId, '--csv', csv], ws.apiKey).done;
   expect(second.code).toBe(0);
   expect(summary(second.stdout)).toMatchObject({ issued: 50, skipped: 200 });
   expect(await distinctEmails(client, batchId)).toEqual({ total: 250, distinct: 250 });
   expect(world.sb.controls.quota(ws.workspaceId).used).toBe(250);
+  expect(markers()).toEqual([]);
 });
