@@ -85,6 +85,10 @@ export class CertificateServiceApi implements ICredentialType {
 
 	// POST /auth checks the key and returns the workspace (spec section 4). `authenticate`
 	// above replaces the base URL with the normalised one, or rejects it (http:// off loopback).
+	// Kept declarative, although a request that gets no answer then shows n8n's bare code
+	// (ECONNREFUSED, EPROTO, DEPTH_ZERO_SELF_SIGNED_CERT) without the core's hint: in n8n 2.41 a
+	// node's `credentialTest` gets only the deprecated `helpers.request` (lint error), and global
+	// fetch would bypass n8n's outbound proxy and SSRF policy that the nodes' requests go through.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{ $credentials.baseUrl }}',
