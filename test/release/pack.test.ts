@@ -140,10 +140,10 @@ describe('@certificate-service/sdk', () => {
     fs.writeFileSync(
       path.join(apps.sdk, 'check.mts'),
       `import { createClient, createWebHandler, type WebhookEvent } from '@certificate-service/sdk';
-import { verifyDelivery, type ItemOutcome } from '@certificate-service/sdk/core';
+import { verifyDelivery, type IssueOutcome } from '@certificate-service/sdk/core';
 const client = createClient({ baseUrl: 'https://x.test', apiKey: 'k' });
 const handler: (request: Request) => Promise<Response> = createWebHandler({ secret: 's', onEvent: (event: WebhookEvent) => void event.type });
-const outcomes: ItemOutcome[] = await client.issueMany([], { skipExisting: true });
+const outcomes: IssueOutcome[] = await client.issueMany([], { skipExisting: true });
 // @ts-expect-error apiKey is required (were the types missing, this line would not be an error)
 createClient({ baseUrl: 'https://x.test' });
 export { handler, outcomes, verifyDelivery };

@@ -89,8 +89,3 @@ test('the key is sent trimmed (pasted with a space and a newline), and neither f
   expect(JSON.stringify({ m: error.message })).not.toContain(KEY);
 });
 
-test('bulkIssue, the deprecated name of issueBulk, makes the same call', async () => {
-  nock(API.replace('/api/v1', '')).post('/api/v1/batches/batch_1/recipients/bulk').reply(201, { data: [recipient(1)] });
-  const { client } = makeClient();
-  expect(await client.bulkIssue('batch_1', [{ name: 'A', email: 'a@example.com' }])).toEqual([{ kind: 'issued', ok: true, recipient: recipient(1) }]);
-});

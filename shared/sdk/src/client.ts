@@ -184,10 +184,6 @@ export class CertificateServiceClient {
   issueBulk(batchId: string, inputs: IssueInput[], options?: { send?: boolean }): Promise<IssueOutcome[]> {
     return this.#exitOutcomes(issuing.issueBulk(this.#http, batchId, inputs, options));
   }
-  /** @deprecated in 0.3.0, removed in 0.4.0: the same call, named `issueBulk` (one verb first, as issueMany and issueCertificate). */
-  bulkIssue(batchId: string, inputs: IssueInput[], options?: { send?: boolean }): Promise<IssueOutcome[]> {
-    return this.issueBulk(batchId, inputs, options);
-  }
   /**
    * Any number of certificates, in as few calls as possible, each item ending with an outcome;
    * skip-existing is on unless `skipExisting: false`. The one issue plan: see issue/index.ts.

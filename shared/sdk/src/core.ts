@@ -32,8 +32,6 @@ export type { RateLimitState } from './rate-limit';
 // Issue runs hold their emails (in one process; across processes with markers a host hands in).
 export { DEFAULT_IN_FLIGHT_WAIT_MS, type InFlightMarkers } from './issue/in-flight';
 export { countOutcomes, outcomeProblems, ISSUE_OUTCOME_KINDS, type IssueOutcomeKind, type OutcomeCounts, type OutcomeProblem } from './issue/outcome';
-/** @deprecated in 0.3.0, removed in 0.4.0: the outcome union is now named IssueOutcome (switch on `kind`). */
-export type { IssueOutcome as ItemOutcome } from './issue/outcome';
 export { normaliseBaseUrl } from './base-url';
 // The one email key (trimmed, lower-cased): how skip-existing and find-by-email compare emails.
 export { emailKey } from './client/recipients';
