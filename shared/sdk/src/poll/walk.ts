@@ -10,7 +10,7 @@ import { bounds, judge, keepUntil, latestTime, newestFirst, orderAfter, serviceT
 import { prune, type Place, type PollState, type Walk } from './state';
 
 const LIST_ENDPOINT = endpointName(ENDPOINTS.listRecipients);
-/** Thrown out of the walk over pages when the service refuses a saved cursor: the walk restarts from the top. */
+/** Thrown by fetch when the service refuses a saved cursor: the walk restarts from the top. */
 const REFUSED = Symbol('refused cursor');
 
 // One poll of one batch (index.ts says what a poll does and why): the walk of the list, within
@@ -96,18 +96,16 @@ export class PollRun {
     for (;;) {
       if (this.requests >= this.s.budget) return false;
       const start = this.startPlace(walk);
-      const page = await this.fetch(start.cursor);
-      if (page === 'refused') {
-        this.restartFromTop(walk);
-        continue;
-      }
-      if (!start.fits(page)) {
+      try {
+        const page = await this.fetch(start.cursor);
+        if (start.fits(page)) return await this.follow(page, start.cursor);
         this.stepBack(walk);
-        continue;
+      } catch (error) {
+        if (error !== REFUSED) throw error;
+        walk.at = TOP;
+        delete walk.back;
+        this.from = undefined;
       }
-      const outcome = await this.follow(page, start.cursor);
-      if (outcome !== 'refused') return outcome;
-      this.restartFromTop(walk);
     }
   }
 
@@ -143,49 +141,31 @@ export class PollRun {
     this.from = this.from?.back === undefined ? undefined : { cursor: this.from.back };
   }
 
-  private restartFromTop(walk: Walk): void {
-    walk.at = TOP;
-    delete walk.back;
-    this.from = undefined;
-  }
-
-  /** One list request, within the budget; a refused cursor is 'refused' (the caller restarts from the top), any other failure throws. */
-  private async fetch(cursor: string | null): Promise<DecodedPage<Recipient> | 'refused'> {
+  /** One list request, within the budget; a refused saved cursor throws REFUSED (walkOn restarts from the top). */
+  private async fetch(cursor: string | null): Promise<DecodedPage<Recipient>> {
     this.requests++;
     try {
       return await listPage(this.api, this.batchId, { cursor: cursor ?? undefined, limit: this.s.pageSize, emailStatus: pollFilter(this.s.event) });
     } catch (error) {
       if (cursor === null || !isRefusal(error)) throw error;
       this.notes.push(`The service refused a saved list cursor (${error.status} ${error.code}: ${error.message}); reading the list again from the top.`);
-      return 'refused';
+      throw REFUSED;
     }
   }
 
-  /**
-   * Takes a page and follows the next cursors (the one walk over pages, pagination.ts): true when
-   * the walk is done, false when the budget ran out, 'refused' for a refused cursor.
-   */
-  private async follow(first: DecodedPage<Recipient>, fetchedWith: string | null): Promise<boolean | 'refused'> {
+  /** Takes a page and follows the next cursors (the one walk over pages, pagination.ts): true when the walk is done, false when the budget ran out. */
+  private async follow(first: DecodedPage<Recipient>, fetchedWith: string | null): Promise<boolean> {
     const orderBefore = this.order;
     const created: number[] = [];
-    const next = async (cursor: string | undefined) => {
-      const page = await this.fetch(cursor ?? null);
-      if (page === 'refused') throw REFUSED;
-      return page;
-    };
-    try {
-      for await (const { page, cursor } of pages(LIST_ENDPOINT, next, { page: first, cursor: fetchedWith ?? undefined })) {
-        const last = this.take(page, cursor ?? null, created);
-        this.order = orderAfter(created, orderBefore);
-        if (this.order === 'newest-first' && last !== undefined && last < this.bounds(this.walk!).region && page.nextCursor) return true;
-        // Stopping here asks for no further page: the walk goes on from this one at the next poll.
-        if (page.nextCursor && page.items.length > 0 && this.requests >= this.s.budget) return false;
-      }
-      return true;
-    } catch (error) {
-      if (error === REFUSED) return 'refused';
-      throw error;
+    const next = (cursor: string | undefined) => this.fetch(cursor ?? null);
+    for await (const { page, cursor } of pages(LIST_ENDPOINT, next, { page: first, cursor: fetchedWith ?? undefined })) {
+      const last = this.take(page, cursor ?? null, created);
+      this.order = orderAfter(created, orderBefore);
+      if (this.order === 'newest-first' && last !== undefined && last < this.bounds(this.walk!).region && page.nextCursor) return true;
+      // Stopping here asks for no further page: the walk goes on from this one at the next poll.
+      if (page.nextCursor && page.items.length > 0 && this.requests >= this.s.budget) return false;
     }
+    return true;
   }
 
   private bounds(walk: Walk) {
