@@ -18,12 +18,11 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
 export const ORDER_ODDS = 1_000_000;
 
 /**
- * The service's clock when it answered a walk's first page: its `Date` header. Every
- * occurrence stamped before it was in the list then. Undefined when the header is missing or
- * unreadable; the walk then goes by the latest time it read (latestTime).
+ * The service's clock when it answered (its `Date` header): every occurrence stamped before it
+ * was in the list. Undefined when unreadable; the walk then goes by latestTime.
  */
 export function serviceTime(date: string | undefined): number | undefined {
-  const header = date === undefined ? NaN : Date.parse(date);
+  const header = Date.parse(date ?? '');
   return Number.isNaN(header) ? undefined : header;
 }
 
@@ -59,26 +58,21 @@ export function orderAfter(created: readonly number[], known: ListOrder | undefi
 
 /** ln(n! / (n1! n2! …)): in how many orders the values could come (ties count once). */
 function logArrangements(values: readonly number[]): number {
-  const lnFactorial = (n: number) => {
-    let sum = 0;
-    for (let i = 2; i <= n; i++) sum += Math.log(i);
-    return sum;
-  };
+  // Built up value by value: the i-th value, the c-th of its kind, multiplies n! by i and n1! … by c.
   const counts = new Map<number, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let ln = lnFactorial(values.length);
-  for (const c of counts.values()) ln -= lnFactorial(c);
+  let ln = 0;
+  values.forEach((v, i) => {
+    const c = (counts.get(v) ?? 0) + 1;
+    counts.set(v, c);
+    ln += Math.log(i + 1) - Math.log(c);
+  });
   return ln;
 }
 
-/** What a poll knows when it judges an occurrence. */
-export interface Judge {
+/** What a poll knows when it judges an occurrence: the walk's floor and window (Bounds), and what is known. */
+export interface Judge extends Omit<Bounds, 'region'> {
   event: PollEvent;
-  /** Occurrences before it (ms) were all accounted for by earlier reads; undefined: none were. */
-  floor?: number;
-  /** Sent/failed: certificates created before it are outside the window (ms). */
-  windowStart?: number;
-  /** Occurrences accounted for already (emitted, or existing at the first poll). */
+  /** Occurrences known already (emitted, or existing at the first poll). */
   known: ReadonlyMap<string, number>;
   /**
    * The first walk of the list: occurrences that may have existed when it began are noted,
@@ -91,9 +85,8 @@ export interface Judge {
 export type Verdict = 'new' | 'note' | 'skip';
 
 /**
- * Whether an occurrence is emitted (`new`), only remembered as accounted for (`note`: it
- * existed before the trigger), or neither (`skip`: outside the
- * window, older than the floor, or known).
+ * Whether an occurrence is emitted (`new`), only made known (`note`: it existed before the
+ * trigger), or neither (`skip`: outside the window, before the floor, or known).
  */
 export function judge(o: Occurrence, j: Judge): Verdict {
   if (j.windowStart !== undefined && o.created < j.windowStart) return 'skip';
@@ -104,9 +97,9 @@ export function judge(o: Occurrence, j: Judge): Verdict {
 }
 
 /**
- * Until when (ms) an accounted-for occurrence must be remembered: while the floor has not
- * passed it, it could be read again and pass every other test. Issued: its time. Sent: its
- * time, or the end of its window if earlier. Failed (no time): the end of its window.
+ * Until when (ms) a known occurrence must stay known: while the floor has not passed it, it could
+ * be read again and pass every other test. Issued: its time. Sent: its time, or the end of its
+ * window if earlier. Failed (no time): the end of its window.
  */
 export function keepUntil(o: Occurrence, event: PollEvent, windowMs: number): number {
   if (event === 'issued') return o.created;
@@ -116,9 +109,9 @@ export function keepUntil(o: Occurrence, event: PollEvent, windowMs: number): nu
 
 /** The times a walk judges by (ms). */
 export interface Bounds {
-  /** Occurrences before it are old (Judge.floor). */
+  /** Occurrences before it are all known to earlier walks; undefined: none are. */
   floor?: number;
-  /** Sent/failed: certificates created before it are outside the window (Judge.windowStart). */
+  /** Sent/failed: certificates created before it are outside the window. */
   windowStart?: number;
   /**
    * Where the part of the list the walk must cover begins, by `createdAt`: a newest-first walk

@@ -3,13 +3,11 @@ import { CertificateServiceError } from '../errors';
 import type { Recipient } from '../types';
 import type { Api } from '../client/api';
 import { pages } from '../pagination';
-import { endpointName, ENDPOINTS } from '../client/endpoints';
 import { listPage } from '../client/recipients';
-import { occurrence, pollFilter, type Occurrence, type PollEvent } from './occurrence';
+import { LIST_ENDPOINT, occurrence, pollFilter, type Occurrence, type PollEvent } from './occurrence';
 import { bounds, judge, keepUntil, latestTime, newestFirst, orderAfter, serviceTime, type ListOrder } from './rules';
 import { prune, type Place, type PollState, type Walk } from './state';
 
-const LIST_ENDPOINT = endpointName(ENDPOINTS.listRecipients);
 /** Thrown by fetch when the service refuses a saved cursor: the walk restarts from the top. */
 const REFUSED = Symbol('refused cursor');
 
@@ -24,14 +22,6 @@ export interface PollSettings {
   budget: number;
   remember: boolean;
   windowMs: number;
-}
-
-/** What a poll leaves: the occurrences to return and the state for the next. */
-export interface PollOutcome {
-  /** The occurrences to return, newest first. */
-  occurrences: Occurrence[];
-  state: PollState;
-  notes: string[];
 }
 
 /** A cursor the service will not take any more (expired, or unknown to it): the walk restarts from the top. */
@@ -214,7 +204,8 @@ export class PollRun {
     this.walk = undefined;
   }
 
-  result(): PollOutcome {
+  /** What a poll leaves: the occurrences to return, newest first, and the state for the next. */
+  result(): { occurrences: Occurrence[]; state: PollState; notes: string[] } {
     let out = [...this.emitted.values()];
     if (this.first) {
       const newest = newestFirst([...this.read.values()]).slice(0, this.s.firstPoll);
