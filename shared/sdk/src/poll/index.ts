@@ -9,7 +9,7 @@ import { iterateBatches } from '../client/batches';
 import { occurrence, POLL_EVENT_TYPES, POLL_EVENTS, type Occurrence, type PollEvent } from './occurrence';
 import { DAY_MS, newestFirst } from './rules';
 import { readState, type PollState } from './state';
-import { PollRun, type PollSettings } from './walk';
+import { PollRun } from './walk';
 
 export { POLL_EVENT_TYPES, POLL_EVENTS, occurrenceKey, pollFilter, type PollEvent } from './occurrence';
 export { type ListOrder } from './rules';
@@ -82,6 +82,9 @@ function checkCount(value: unknown, field: string, min: number, max: number): nu
   }
   return value as number;
 }
+
+/** A poll's options, checked (checkSettings). */
+export type PollSettings = Required<Pick<PollOptions, 'event' | 'firstPoll' | 'pageSize' | 'budget' | 'remember'>> & { windowMs: number };
 
 function checkSettings(options: Omit<PollOptions, 'batchId' | 'state'>): PollSettings {
   const event = options.event;

@@ -10,10 +10,9 @@ export type ListOrder = 'newest-first' | 'oldest-first' | 'unordered';
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * How sure a read must make us of the order before it is trusted: a list in no order would
- * read as sorted (ties together, all steps one way) by chance less than once in this many.
- * Until then the whole list is read, which for a short list is one page anyway. Ten different
- * values in a row are enough (10! / 2 = 1.8 million), and so are five bulk calls of 100.
+ * How sure a read must make us of the order before it is trusted: a list in no order reads as
+ * sorted by chance less than once in this many. Until then the whole list is read (one page for a
+ * short list). Ten different values in a row are enough (10! / 2 = 1.8 million).
  */
 export const ORDER_ODDS = 1_000_000;
 
@@ -27,9 +26,9 @@ export function serviceTime(date: string | undefined): number | undefined {
 }
 
 /**
- * Without the service's clock: the latest time on a page. Everything was there when the page
- * was answered, so it is a lower bound of that clock: for the first page of any list, and, for
- * an oldest-first list (new certificates come last), for every page of a walk to its end.
+ * Without the service's clock: the latest time on a page, a lower bound of that clock when the
+ * page was answered. It holds for a walk's first page, and, oldest first (new certificates come
+ * last), for every page of a walk to its end.
  */
 export function latestTime(page: readonly Occurrence[]): number | undefined {
   const times = page.map((o) => o.at ?? o.created);
@@ -38,21 +37,17 @@ export function latestTime(page: readonly Occurrence[]): number | undefined {
 
 /**
  * The list order after reading `created` (first sightings, in list order, of one contiguous
- * read): a known order that the read contradicts becomes `unordered`; an unknown one becomes
- * known once a list in no order would read like this less than once in ORDER_ODDS: of the
- * n! / (n1! n2! …) arrangements of these values, 2 are sorted.
+ * read): an order the read contradicts becomes `unordered`; none yet becomes the one read once a
+ * list in no order would read like this less than once in ORDER_ODDS: of the n! / (n1! n2! …)
+ * arrangements of these values, 2 are sorted.
  */
-export function orderAfter(created: readonly number[], known: ListOrder | undefined): ListOrder | undefined {
-  if (known === 'unordered') return known;
-  let up = false;
-  let down = false;
-  for (let i = 1; i < created.length; i++) {
-    if (created[i] > created[i - 1]) up = true;
-    if (created[i] < created[i - 1]) down = true;
-  }
+export function orderAfter(created: readonly number[], before: ListOrder | undefined): ListOrder | undefined {
+  if (before === 'unordered') return before;
+  const steps = created.slice(1).map((c, i) => Math.sign(c - created[i]));
+  const [up, down] = [steps.includes(1), steps.includes(-1)];
   const seen: ListOrder | undefined = up && down ? 'unordered' : up ? 'oldest-first' : down ? 'newest-first' : undefined;
   if (seen === 'unordered') return seen;
-  if (known) return seen === undefined || seen === known ? known : 'unordered';
+  if (before) return seen === undefined || seen === before ? before : 'unordered';
   return seen !== undefined && logArrangements(created) - Math.log(2) >= Math.log(ORDER_ODDS) ? seen : undefined;
 }
 
@@ -128,10 +123,9 @@ export interface Bounds {
  */
 export function bounds(event: PollEvent, floor: number | undefined, since: number | undefined, initial: boolean, windowMs: number): Bounds {
   const base = floor ?? (initial ? since : undefined);
-  if (event === 'issued') return { ...(base === undefined ? {} : { floor: base }), region: base ?? -Infinity };
   const windowFrom = floor ?? since;
-  const windowStart = windowFrom === undefined ? undefined : windowFrom - windowMs;
-  return { ...(base === undefined ? {} : { floor: base }), ...(windowStart === undefined ? {} : { windowStart }), region: windowStart ?? -Infinity };
+  const windowStart = event === 'issued' || windowFrom === undefined ? undefined : windowFrom - windowMs;
+  return { floor: base, windowStart, region: (event === 'issued' ? base : windowStart) ?? -Infinity };
 }
 
 /** Newest first: the event time, then `createdAt`, latest first (Zapier's dedupe wants the newest first). */

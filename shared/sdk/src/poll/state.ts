@@ -33,9 +33,9 @@ export interface PollState {
   v: 2;
   /** Detected from `createdAt`; absent while not known. */
   order?: ListOrder;
-  /** Every occurrence before this time (ms) is accounted for; absent: none is (a batch never walked). */
+  /** Every occurrence before this time (ms) is known; absent: none is (a batch never walked). */
   floor?: number;
-  /** Occurrences accounted for that could still be read again: [key, keep until (ms)], at most MAX_KNOWN. */
+  /** Known occurrences that could still be read again: [key, keep until (ms)], at most MAX_KNOWN. */
   known: [string, number][];
   /** A walk in progress. */
   walk?: Walk;

@@ -4,25 +4,13 @@ import type { Recipient } from '../types';
 import type { Api } from '../client/api';
 import { pages } from '../pagination';
 import { listPage } from '../client/recipients';
-import { LIST_ENDPOINT, occurrence, pollFilter, type Occurrence, type PollEvent } from './occurrence';
+import type { PollSettings } from './index';
+import { LIST_ENDPOINT, occurrence, pollFilter, type Occurrence } from './occurrence';
 import { bounds, judge, keepUntil, latestTime, newestFirst, orderAfter, serviceTime, type ListOrder } from './rules';
 import { prune, type Place, type PollState, type Walk } from './state';
 
 /** Thrown by fetch when the service refuses a saved cursor: the walk restarts from the top. */
 const REFUSED = Symbol('refused cursor');
-
-// One poll of one batch (index.ts says what a poll does and why): the walk of the list, within
-// the budget, with the verdict on each certificate read and the state it leaves.
-
-/** A poll's options, checked (index.ts checkSettings). */
-export interface PollSettings {
-  event: PollEvent;
-  firstPoll: number;
-  pageSize: number;
-  budget: number;
-  remember: boolean;
-  windowMs: number;
-}
 
 /** A cursor the service will not take any more (expired, or unknown to it): the walk restarts from the top. */
 const isRefusal = (error: unknown): error is CertificateServiceError =>
@@ -34,7 +22,7 @@ const ALL_QUIET = Number.MAX_SAFE_INTEGER;
 /** A timestamp may be to the second: what is stamped in the second of the first answer may have existed before it. */
 const SECOND = 1000;
 
-/** One poll of one batch: the reads, the verdicts and the next state. */
+/** One poll of one batch (index.ts says what and why): the walk of the list within the budget, the verdicts, the next state. */
 export class PollRun {
   private order: ListOrder | undefined;
   private floor: number | undefined;
@@ -42,7 +30,8 @@ export class PollRun {
   private walk: Walk | undefined;
   private from: PollState['from'];
   private readonly emitted = new Map<string, Occurrence>();
-  private readonly seeds = new Map<string, Occurrence>();
+  /** Remember off: what the first poll noted, returned so the host knows it (Zapier seeds its dedupe). */
+  private readonly noted = new Map<string, Occurrence>();
   private readonly read = new Map<string, Occurrence>();
   readonly notes: string[] = [];
   private requests = 0;
@@ -180,26 +169,26 @@ export class PollRun {
     for (const o of list) {
       if (!this.read.has(o.key)) created.push(o.created);
       this.read.set(o.key, o);
-      const verdict = judge(o, { event: this.s.event, ...b, known: this.known, ...(quiet === undefined ? {} : { quiet }) });
+      const verdict = judge(o, { event: this.s.event, ...b, known: this.known, quiet });
       if (verdict === 'skip') continue;
       if (this.s.remember) this.known.set(o.key, keepUntil(o, this.s.event, this.s.windowMs));
       if (verdict === 'new') this.emitted.set(o.key, o);
-      else if (!this.s.remember) this.seeds.set(o.key, o);
+      else if (!this.s.remember) this.noted.set(o.key, o);
     }
     // Oldest first, the next walk starts at the last page that begins before its region.
     const nextRegion = bounds(this.s.event, Math.max(this.floor ?? -Infinity, walk.since ?? -Infinity), undefined, false, this.s.windowMs).region;
-    if (list.length > 0 && list[0].created < nextRegion) walk.from = { cursor: fetchedWith, ...(walk.at ? { back: walk.at.cursor } : {}) };
+    if (list.length > 0 && list[0].created < nextRegion) walk.from = { cursor: fetchedWith, back: walk.at?.cursor };
     walk.back = walk.at;
     walk.at = { cursor: fetchedWith, ids: page.items.map((r) => r.id) };
     return list.length > 0 ? list[list.length - 1].created : undefined;
   }
 
-  /** The walk is done: its start becomes the floor, what the floor passed is forgotten. */
+  /** The walk is done: its start becomes the floor, and what the floor passed is no longer kept as known. */
   private finishWalk(): void {
     const since = this.walk!.since;
     if (since !== undefined) this.floor = Math.max(this.floor ?? since, since);
     const dropped = prune(this.known, this.floor);
-    if (dropped > 0) this.notes.push(`Over ${this.known.size} remembered events: the ${dropped} closest to expiring were forgotten, and may be emitted again if the list shows them again.`);
+    if (dropped > 0) this.notes.push(`Over ${this.known.size} known events: the ${dropped} closest to expiring were forgotten, and may be emitted again if the list shows them again.`);
     this.from = this.order === 'oldest-first' ? this.walk!.from : undefined;
     this.walk = undefined;
   }
@@ -209,16 +198,10 @@ export class PollRun {
     let out = [...this.emitted.values()];
     if (this.first) {
       const newest = newestFirst([...this.read.values()]).slice(0, this.s.firstPoll);
-      out = [...new Map([...newest, ...this.seeds.values()].map((o) => [o.key, o])).values()];
+      out = [...new Map([...newest, ...this.noted.values()].map((o) => [o.key, o])).values()];
     }
-    const state: PollState = {
-      v: 2,
-      ...(this.order ? { order: this.order } : {}),
-      ...(this.floor === undefined ? {} : { floor: this.floor }),
-      known: [...this.known],
-      ...(this.walk ? { walk: this.walk } : {}),
-      ...(this.from ? { from: this.from } : {}),
-    };
+    // Absent fields are undefined (dropped in JSON, as the hosts store it).
+    const state: PollState = { v: 2, order: this.order, floor: this.floor, known: [...this.known], walk: this.walk, from: this.from };
     return { occurrences: newestFirst(out), state, notes: this.notes };
   }
 }
