@@ -107,17 +107,16 @@ export function counting(api: Api): { api: Api; count: () => number } {
 }
 
 /** One poll of one batch: what is new since `state`, newest first, and the state for the next poll (see the top of this file). */
-export async function pollBatch(outer: Api, options: PollOptions): Promise<PollResult> {
+export async function pollBatch(api: Api, options: PollOptions): Promise<PollResult> {
   requireObject(options, 'options');
   seg(options.batchId, 'batchId');
   const settings = checkSettings(options);
   const state = readState(options.state);
-  const { api, count } = counting(outer);
   const run = new PollRun(api, options.batchId, settings, state === undefined, state ?? { v: 2, known: [] });
   await run.poll();
   // The notes quote the service's words (a refusal's message), already redacted as its errors are.
   const { occurrences, state: next, notes } = run.result();
-  return { certificates: occurrences.map((o) => o.recipient), state: next, requests: count(), notes };
+  return { certificates: occurrences.map((o) => o.recipient), state: next, requests: run.requests, notes };
 }
 
 /**

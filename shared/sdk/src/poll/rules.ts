@@ -70,9 +70,8 @@ export interface Judge extends Omit<Bounds, 'region'> {
   /** Occurrences known already (emitted, or existing at the first poll). */
   known: ReadonlyMap<string, number>;
   /**
-   * The first walk of the list: occurrences that may have existed when it began are noted,
-   * not emitted. `true` in the first poll (all of them); later polls of that walk, those
-   * before this time or without one.
+   * The first walk: what may have existed when it began is noted, not emitted. `true` in the
+   * first poll (all of it); later polls of that walk, what is before this time or has none.
    */
   quiet?: true | number;
 }
@@ -108,10 +107,7 @@ export interface Bounds {
   floor?: number;
   /** Sent/failed: certificates created before it are outside the window. */
   windowStart?: number;
-  /**
-   * Where the part of the list the walk must cover begins, by `createdAt`: a newest-first walk
-   * stops once a page ends before it; an oldest-first walk may start at a page that begins before it.
-   */
+  /** Where the walk must read from, by `createdAt`: newest first, it stops past it; oldest first, it may start just before it. */
   region: number;
 }
 

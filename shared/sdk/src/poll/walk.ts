@@ -34,7 +34,8 @@ export class PollRun {
   private readonly noted = new Map<string, Occurrence>();
   private readonly read = new Map<string, Occurrence>();
   readonly notes: string[] = [];
-  private requests = 0;
+  /** List requests made (each fetch is one). */
+  requests = 0;
 
   constructor(
     private readonly api: Api,
