@@ -76,13 +76,11 @@ export interface Judge extends Omit<Bounds, 'region'> {
   quiet?: true | number;
 }
 
-export type Verdict = 'new' | 'note' | 'skip';
-
 /**
  * Whether an occurrence is emitted (`new`), only made known (`note`: it existed before the
  * trigger), or neither (`skip`: outside the window, before the floor, or known).
  */
-export function judge(o: Occurrence, j: Judge): Verdict {
+export function judge(o: Occurrence, j: Judge): 'new' | 'note' | 'skip' {
   if (j.windowStart !== undefined && o.created < j.windowStart) return 'skip';
   if (j.known.has(o.key)) return 'skip';
   if (j.floor !== undefined && o.at !== undefined && o.at < j.floor) return 'skip';

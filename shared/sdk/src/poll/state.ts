@@ -5,10 +5,7 @@ import type { ListOrder } from './rules';
 // and how a stored one is checked. Pure.
 
 /** Where a read can go on: the cursor that fetched a page (null: the first page) and that page's ids. */
-export interface Place {
-  cursor: string | null;
-  ids: string[];
-}
+export type Place = { cursor: string | null; ids: string[] };
 
 /** Oldest first: the cursor of a page that begins before a region, and the one before it. */
 export type From = { cursor: string | null; back?: string | null };
@@ -55,8 +52,7 @@ export function prune(known: Map<string, number>, floor: number | undefined): nu
   if (floor !== undefined) for (const [key, keep] of known) if (keep < floor) known.delete(key);
   const over = known.size - MAX_KNOWN;
   if (over <= 0) return 0;
-  const closest = [...known].sort((a, b) => a[1] - b[1]).slice(0, over);
-  for (const [key] of closest) known.delete(key);
+  for (const [key] of [...known].sort((a, b) => a[1] - b[1]).slice(0, over)) known.delete(key);
   return over;
 }
 
