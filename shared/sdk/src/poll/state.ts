@@ -76,13 +76,10 @@ export function readState(state: unknown, field = 'state'): PollState | undefine
     throw bad('known', 'a list of [key, time] pairs');
   }
   if (s.known.length > MAX_KNOWN) throw bad('known', `at most ${MAX_KNOWN} pairs`);
-  const w = s.walk;
-  if (w !== undefined && !(obj(w) && [w.at, w.back].every((p) => p === undefined || place(p)) && (w.from === undefined || from(w.from)))) {
-    throw bad('walk', 'a walk with the place it reached');
-  }
-  if (obj(w) && ([w.since, w.quiet].some((t) => t !== undefined && !time(t)) || (w.guessed !== undefined && w.guessed !== true))) {
-    throw bad('walk', 'a walk with times in milliseconds');
-  }
+  const walk = (w: Record<string, unknown>) =>
+    [w.at, w.back].every((p) => p === undefined || place(p)) && (w.from === undefined || from(w.from)) &&
+    [w.since, w.quiet].every((t) => t === undefined || time(t)) && (w.guessed === undefined || w.guessed === true);
+  if (s.walk !== undefined && !(obj(s.walk) && walk(s.walk))) throw bad('walk', 'a walk with the place it reached and times in milliseconds');
   if (s.from !== undefined && !from(s.from)) throw bad('from', 'a cursor or null');
   return s as unknown as PollState;
 }
