@@ -25,16 +25,14 @@ export interface Occurrence {
 const ms = (time: unknown): number => (typeof time === 'string' ? Date.parse(time) : NaN);
 
 /**
- * The key of an occurrence (the receivers' claim, the poll's emitted `id`):
- * - issued: `<certificate id>` alone, the pair (certificate id, issued) written short: the other
- *   kinds carry a suffix and delivery ids start `whd_`, so no two kinds share a key;
- * - sent: `<certificate id>:sent:<emailSentAt in epoch ms>`: each send is its own occurrence,
- *   and the same send written to the second or to the ms, or in another zone, is one;
- * - failed: `<certificate id>:failed:<emailSentAt in epoch ms>`, or `<certificate id>:failed`
- *   for a certificate never sent. The service gives no failure time (the list keeps
- *   `emailSentAt` at the last successful send), so a failure counts once per successful send:
- *   a resend that fails again with no successful send between is the same occurrence, run once.
- * Undefined when the recipient cannot say (a send without a readable `emailSentAt`).
+ * The key of an occurrence (the receivers' claim, the poll's emitted `id`); undefined when the
+ * recipient cannot say (a send without a readable `emailSentAt`):
+ * - issued: `<certificate id>`, the pair (id, issued) written short: the other kinds carry a
+ *   suffix and delivery ids start `whd_`, so no two kinds share a key;
+ * - sent: `<id>:sent:<emailSentAt in epoch ms>`: each send is one, to the second or ms, in any zone;
+ * - failed: `<id>:failed:<emailSentAt in epoch ms>`, or `<id>:failed` if never sent. The service
+ *   gives no failure time (the list keeps `emailSentAt` at the last successful send), so a failure
+ *   counts once per successful send: a resend that fails again with none between is run once.
  */
 export function occurrenceKey(event: PollEvent, recipient: Pick<Recipient, 'id' | 'emailSentAt'>): string | undefined {
   if (event === 'issued') return recipient.id;

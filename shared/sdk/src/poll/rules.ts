@@ -111,9 +111,9 @@ export interface Bounds {
 
 /**
  * The bounds of a walk from the state's floor and the walk's start (`since`). The first walk
- * (`initial`) takes its own start as the floor: what was there before is old, and what is
- * stamped in that very instant is read and noted. A batch never walked (no floor, not
- * initial) is new throughout. The sent/failed window reaches `windowMs` back from the floor.
+ * (`initial`) takes its own start as the floor: what was there before is old, and what is stamped
+ * in that very instant is read and noted. A batch never walked (no floor, not initial) is new
+ * throughout. The sent/failed window reaches `windowMs` back from the floor (else from `since`).
  */
 export function bounds(event: PollEvent, floor: number | undefined, since: number | undefined, initial: boolean, windowMs: number): Bounds {
   const base = floor ?? (initial ? since : undefined);
