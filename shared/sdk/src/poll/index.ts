@@ -9,7 +9,7 @@ import { iterateBatches } from '../client/batches';
 import { occurrence, POLL_EVENT_TYPES, POLL_EVENTS, type Occurrence, type PollEvent } from './occurrence';
 import { DAY_MS, newestFirst } from './rules';
 import { readState, type PollState } from './state';
-import { PollRun, type PollSettings } from './walk';
+import { PollRun } from './walk';
 
 export { POLL_EVENT_TYPES, POLL_EVENTS, occurrenceKey, pollFilter, type PollEvent } from './occurrence';
 export { type ListOrder } from './rules';
@@ -35,19 +35,15 @@ export interface PollOptions {
   event: PollEvent;
   /** The previous poll's state; undefined on the first poll. */
   state?: PollState;
-  /**
-   * How many of the newest the first poll returns (default 0: it only notes what exists).
-   * Zapier shows them as samples and seeds its dedupe with them.
-   */
+  /** How many of the newest the first poll returns (default 0: it only notes what exists); Zapier's samples. */
   firstPoll?: number;
   /** Page size asked for (1-100, default 100). */
   pageSize?: number;
   /** List requests at most in this poll (2-100, default 10). */
   budget?: number;
   /**
-   * true (default): the state remembers what was emitted and only the new is returned.
-   * false: the host dedupes by `polledEvent().id` (Zapier): every occurrence that may be new is
-   * returned each time it is read, and the state keeps no keys.
+   * true (default): the state keeps what was emitted as known, and only the new is returned.
+   * false: the host dedupes by `polledEvent().id` (Zapier): what may be new is returned each time it is read.
    */
   remember?: boolean;
   /** Sent/failed: the window in days (1-365, default 7). */
@@ -69,28 +65,15 @@ export interface PollAllOptions extends Omit<PollOptions, 'batchId' | 'state'> {
   states?: Record<string, PollState>;
 }
 
-export interface PollAllResult {
-  certificates: Recipient[];
-  states: Record<string, PollState>;
-  requests: number;
-  notes: string[];
-}
+export type PollAllResult = Omit<PollResult, 'state'> & { states: Record<string, PollState> };
 
 /**
- * A polled certificate in the flat shape the instant triggers emit (flattenEvent), so a
- * workflow or Zap can switch between them. `id` identifies the occurrence (occurrenceKey;
- * Zapier dedupes on it). `createdAt` is when it happened, as far as the list says.
+ * A polled certificate in the flat shape the instant triggers emit (flattenEvent), so a workflow
+ * or Zap can switch between them. `id`: occurrenceKey (Zapier dedupes on it); `createdAt`: when it happened.
  */
 export function polledEvent(event: PollEvent, recipient: Recipient): FlatEvent {
   const createdAt = event === 'sent' ? (recipient.emailSentAt ?? recipient.createdAt) : recipient.createdAt;
   return flattenEvent({ id: occurrence(event, recipient, 0).key, type: POLL_EVENT_TYPES[event], createdAt, data: recipient });
-}
-
-function checkEvent(event: unknown): PollEvent {
-  if (!POLL_EVENTS.includes(event as PollEvent)) {
-    throw validationError('event', `must be one of ${POLL_EVENTS.join(', ')}; got ${JSON.stringify(event)}`);
-  }
-  return event as PollEvent;
 }
 
 function checkCount(value: unknown, field: string, min: number, max: number): number {
@@ -100,8 +83,12 @@ function checkCount(value: unknown, field: string, min: number, max: number): nu
   return value as number;
 }
 
+/** A poll's options, checked (checkSettings). */
+export type PollSettings = Required<Pick<PollOptions, 'event' | 'firstPoll' | 'pageSize' | 'budget' | 'remember'>> & { windowMs: number };
+
 function checkSettings(options: Omit<PollOptions, 'batchId' | 'state'>): PollSettings {
-  const event = checkEvent(options.event);
+  const event = options.event;
+  if (!POLL_EVENTS.includes(event)) throw validationError('event', `must be one of ${POLL_EVENTS.join(', ')}; got ${JSON.stringify(event)}`);
   if (options.remember !== undefined && typeof options.remember !== 'boolean') throw validationError('remember', 'must be true or false');
   return {
     event,
@@ -120,17 +107,16 @@ export function counting(api: Api): { api: Api; count: () => number } {
 }
 
 /** One poll of one batch: what is new since `state`, newest first, and the state for the next poll (see the top of this file). */
-export async function pollBatch(outer: Api, options: PollOptions): Promise<PollResult> {
+export async function pollBatch(api: Api, options: PollOptions): Promise<PollResult> {
   requireObject(options, 'options');
   seg(options.batchId, 'batchId');
   const settings = checkSettings(options);
   const state = readState(options.state);
-  const { api, count } = counting(outer);
   const run = new PollRun(api, options.batchId, settings, state === undefined, state ?? { v: 2, known: [] });
   await run.poll();
   // The notes quote the service's words (a refusal's message), already redacted as its errors are.
   const { occurrences, state: next, notes } = run.result();
-  return { certificates: occurrences.map((o) => o.recipient), state: next, requests: count(), notes };
+  return { certificates: occurrences.map((o) => o.recipient), state: next, requests: run.requests, notes };
 }
 
 /**

@@ -12,16 +12,12 @@ export const POLL_EVENTS: readonly PollEvent[] = ['issued', 'sent', 'failed'];
 /** The webhook event type each occurrence kind stands for. */
 export const POLL_EVENT_TYPES: Record<PollEvent, EventType> = { issued: 'certificate.issued', sent: 'certificate.sent', failed: 'certificate.failed' };
 
-/**
- * An occurrence as a list shows it.
- * - `key`: occurrenceKey.
- * - `at`: when it happened, as the service stamped it (ms): `createdAt` (issued), `emailSentAt`
- *   (sent); undefined when the list does not say (failed, or a sent item without a time).
- * - `created`: its `createdAt` (ms), where the list sorts it.
- */
+/** An occurrence as a list shows it. */
 export interface Occurrence {
   key: string;
+  /** When it happened (ms): `createdAt` (issued), `emailSentAt` (sent); failed: the list does not say. */
   at?: number;
+  /** Its certificate's `createdAt` (ms), by which the list sorts it. */
   created: number;
   recipient: Recipient;
 }
@@ -29,23 +25,20 @@ export interface Occurrence {
 const ms = (time: unknown): number => (typeof time === 'string' ? Date.parse(time) : NaN);
 
 /**
- * The key of an occurrence (the receivers' claim, the poll's emitted `id`):
- * - issued: `<certificate id>` alone, the pair (certificate id, issued) written short: the other
- *   kinds carry a suffix and delivery ids start `whd_`, so no two kinds share a key;
- * - sent: `<certificate id>:sent:<emailSentAt in epoch ms>`: each send is its own occurrence,
- *   and the same send written to the second or to the ms, or in another zone, is one;
- * - failed: `<certificate id>:failed:<emailSentAt in epoch ms>`, or `<certificate id>:failed`
- *   for a certificate never sent. The service gives no failure time (the list keeps
- *   `emailSentAt` at the last successful send), so a failure counts once per successful send:
- *   a resend that fails again with no successful send between is the same occurrence, run once.
- * Undefined when the recipient cannot say (a send without a readable `emailSentAt`).
+ * The key of an occurrence (the receivers' claim, the poll's emitted `id`); undefined when the
+ * recipient cannot say (a send without a readable `emailSentAt`):
+ * - issued: `<certificate id>`, the pair (id, issued) written short: the other kinds carry a
+ *   suffix and delivery ids start `whd_`, so no two kinds share a key;
+ * - sent: `<id>:sent:<emailSentAt in epoch ms>`: each send is one, to the second or ms, in any zone;
+ * - failed: `<id>:failed:<emailSentAt in epoch ms>`, or `<id>:failed` if never sent. The service
+ *   gives no failure time (the list keeps `emailSentAt` at the last successful send), so a failure
+ *   counts once per successful send: a resend that fails again with none between is run once.
  */
 export function occurrenceKey(event: PollEvent, recipient: Pick<Recipient, 'id' | 'emailSentAt'>): string | undefined {
   if (event === 'issued') return recipient.id;
   const sentAt = recipient.emailSentAt === null || recipient.emailSentAt === undefined ? undefined : ms(recipient.emailSentAt);
-  if (event === 'sent') return sentAt === undefined || Number.isNaN(sentAt) ? undefined : `${recipient.id}:sent:${sentAt}`;
-  if (sentAt !== undefined && Number.isNaN(sentAt)) return undefined;
-  return sentAt === undefined ? `${recipient.id}:failed` : `${recipient.id}:failed:${sentAt}`;
+  if (Number.isNaN(sentAt) || (event === 'sent' && sentAt === undefined)) return undefined;
+  return sentAt === undefined ? `${recipient.id}:failed` : `${recipient.id}:${event}:${sentAt}`;
 }
 
 /** The one `emailStatus` filter of an event (issued: none). */
@@ -56,10 +49,10 @@ export function occurrenceEvent(type: string): PollEvent | undefined {
   return POLL_EVENTS.find((e) => POLL_EVENT_TYPES[e] === type);
 }
 
-const ENDPOINT = endpointName(ENDPOINTS.listRecipients);
+export const LIST_ENDPOINT = endpointName(ENDPOINTS.listRecipients);
 
 export function unreadableList(message: string): CertificateServiceError {
-  return new CertificateServiceError({ code: 'UNEXPECTED_RESPONSE', phase: 'response', status: 200, detail: { endpoint: ENDPOINT }, message: `${ENDPOINT} ${message}` });
+  return new CertificateServiceError({ code: 'UNEXPECTED_RESPONSE', phase: 'response', status: 200, detail: { endpoint: LIST_ENDPOINT }, message: `${LIST_ENDPOINT} ${message}` });
 }
 
 /** A listed certificate as an occurrence; a time that cannot be read makes the list unreadable (never "not new"). */

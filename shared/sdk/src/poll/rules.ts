@@ -10,27 +10,25 @@ export type ListOrder = 'newest-first' | 'oldest-first' | 'unordered';
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * How sure a read must make us of the order before it is trusted: a list in no order would
- * read as sorted (ties together, all steps one way) by chance less than once in this many.
- * Until then the whole list is read, which for a short list is one page anyway. Ten different
- * values in a row are enough (10! / 2 = 1.8 million), and so are five bulk calls of 100.
+ * How sure a read must make us of the order before it is trusted: a list in no order reads as
+ * sorted by chance less than once in this many. Until then the whole list is read (one page for a
+ * short list). Ten different values in a row are enough (10! / 2 = 1.8 million).
  */
 export const ORDER_ODDS = 1_000_000;
 
 /**
- * The service's clock when it answered a walk's first page: its `Date` header. Every
- * occurrence stamped before it was in the list then. Undefined when the header is missing or
- * unreadable; the walk then goes by the latest time it read (latestTime).
+ * The service's clock when it answered (its `Date` header): every occurrence stamped before it
+ * was in the list. Undefined when unreadable; the walk then goes by latestTime.
  */
 export function serviceTime(date: string | undefined): number | undefined {
-  const header = date === undefined ? NaN : Date.parse(date);
+  const header = Date.parse(date ?? '');
   return Number.isNaN(header) ? undefined : header;
 }
 
 /**
- * Without the service's clock: the latest time on a page. Everything was there when the page
- * was answered, so it is a lower bound of that clock: for the first page of any list, and, for
- * an oldest-first list (new certificates come last), for every page of a walk to its end.
+ * Without the service's clock: the latest time on a page, a lower bound of that clock when the
+ * page was answered. It holds for a walk's first page, and, oldest first (new certificates come
+ * last), for every page of a walk to its end.
  */
 export function latestTime(page: readonly Occurrence[]): number | undefined {
   const times = page.map((o) => o.at ?? o.created);
@@ -39,63 +37,50 @@ export function latestTime(page: readonly Occurrence[]): number | undefined {
 
 /**
  * The list order after reading `created` (first sightings, in list order, of one contiguous
- * read): a known order that the read contradicts becomes `unordered`; an unknown one becomes
- * known once a list in no order would read like this less than once in ORDER_ODDS: of the
- * n! / (n1! n2! …) arrangements of these values, 2 are sorted.
+ * read): an order the read contradicts becomes `unordered`; none yet becomes the one read once a
+ * list in no order would read like this less than once in ORDER_ODDS: of the n! / (n1! n2! …)
+ * arrangements of these values, 2 are sorted.
  */
-export function orderAfter(created: readonly number[], known: ListOrder | undefined): ListOrder | undefined {
-  if (known === 'unordered') return known;
-  let up = false;
-  let down = false;
-  for (let i = 1; i < created.length; i++) {
-    if (created[i] > created[i - 1]) up = true;
-    if (created[i] < created[i - 1]) down = true;
-  }
+export function orderAfter(created: readonly number[], before: ListOrder | undefined): ListOrder | undefined {
+  if (before === 'unordered') return before;
+  const steps = created.slice(1).map((c, i) => Math.sign(c - created[i]));
+  const [up, down] = [steps.includes(1), steps.includes(-1)];
   const seen: ListOrder | undefined = up && down ? 'unordered' : up ? 'oldest-first' : down ? 'newest-first' : undefined;
   if (seen === 'unordered') return seen;
-  if (known) return seen === undefined || seen === known ? known : 'unordered';
+  if (before) return seen === undefined || seen === before ? before : 'unordered';
   return seen !== undefined && logArrangements(created) - Math.log(2) >= Math.log(ORDER_ODDS) ? seen : undefined;
 }
 
 /** ln(n! / (n1! n2! …)): in how many orders the values could come (ties count once). */
 function logArrangements(values: readonly number[]): number {
-  const lnFactorial = (n: number) => {
-    let sum = 0;
-    for (let i = 2; i <= n; i++) sum += Math.log(i);
-    return sum;
-  };
+  // Built up value by value: the i-th value, the c-th of its kind, multiplies n! by i and n1! … by c.
   const counts = new Map<number, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let ln = lnFactorial(values.length);
-  for (const c of counts.values()) ln -= lnFactorial(c);
+  let ln = 0;
+  values.forEach((v, i) => {
+    const c = (counts.get(v) ?? 0) + 1;
+    counts.set(v, c);
+    ln += Math.log(i + 1) - Math.log(c);
+  });
   return ln;
 }
 
-/** What a poll knows when it judges an occurrence. */
-export interface Judge {
+/** What a poll knows when it judges an occurrence: the walk's floor and window (Bounds), and what is known. */
+export interface Judge extends Omit<Bounds, 'region'> {
   event: PollEvent;
-  /** Occurrences before it (ms) were all accounted for by earlier reads; undefined: none were. */
-  floor?: number;
-  /** Sent/failed: certificates created before it are outside the window (ms). */
-  windowStart?: number;
-  /** Occurrences accounted for already (emitted, or existing at the first poll). */
+  /** Occurrences known already (emitted, or existing at the first poll). */
   known: ReadonlyMap<string, number>;
   /**
-   * The first walk of the list: occurrences that may have existed when it began are noted,
-   * not emitted. `true` in the first poll (all of them); later polls of that walk, those
-   * before this time or without one.
+   * The first walk: what may have existed when it began is noted, not emitted. `true` in the
+   * first poll (all of it); later polls of that walk, what is before this time or has none.
    */
   quiet?: true | number;
 }
 
-export type Verdict = 'new' | 'note' | 'skip';
-
 /**
- * Whether an occurrence is emitted (`new`), only remembered as accounted for (`note`: it
- * existed before the trigger), or neither (`skip`: outside the
- * window, older than the floor, or known).
+ * Whether an occurrence is emitted (`new`), only made known (`note`: it existed before the
+ * trigger), or neither (`skip`: outside the window, before the floor, or known).
  */
-export function judge(o: Occurrence, j: Judge): Verdict {
+export function judge(o: Occurrence, j: Judge): 'new' | 'note' | 'skip' {
   if (j.windowStart !== undefined && o.created < j.windowStart) return 'skip';
   if (j.known.has(o.key)) return 'skip';
   if (j.floor !== undefined && o.at !== undefined && o.at < j.floor) return 'skip';
@@ -104,9 +89,9 @@ export function judge(o: Occurrence, j: Judge): Verdict {
 }
 
 /**
- * Until when (ms) an accounted-for occurrence must be remembered: while the floor has not
- * passed it, it could be read again and pass every other test. Issued: its time. Sent: its
- * time, or the end of its window if earlier. Failed (no time): the end of its window.
+ * Until when (ms) a known occurrence must stay known: while the floor has not passed it, it could
+ * be read again and pass every other test. Issued: its time. Sent: its time, or the end of its
+ * window if earlier. Failed (no time): the end of its window.
  */
 export function keepUntil(o: Occurrence, event: PollEvent, windowMs: number): number {
   if (event === 'issued') return o.created;
@@ -116,29 +101,25 @@ export function keepUntil(o: Occurrence, event: PollEvent, windowMs: number): nu
 
 /** The times a walk judges by (ms). */
 export interface Bounds {
-  /** Occurrences before it are old (Judge.floor). */
+  /** Occurrences before it are all known to earlier walks; undefined: none are. */
   floor?: number;
-  /** Sent/failed: certificates created before it are outside the window (Judge.windowStart). */
+  /** Sent/failed: certificates created before it are outside the window. */
   windowStart?: number;
-  /**
-   * Where the part of the list the walk must cover begins, by `createdAt`: a newest-first walk
-   * stops once a page ends before it; an oldest-first walk may start at a page that begins before it.
-   */
+  /** Where the walk must read from, by `createdAt`: newest first, it stops past it; oldest first, it may start just before it. */
   region: number;
 }
 
 /**
  * The bounds of a walk from the state's floor and the walk's start (`since`). The first walk
- * (`initial`) takes its own start as the floor: what was there before is old, and what is
- * stamped in that very instant is read and noted. A batch never walked (no floor, not
- * initial) is new throughout. The sent/failed window reaches `windowMs` back from the floor.
+ * (`initial`) takes its own start as the floor: what was there before is old, and what is stamped
+ * in that very instant is read and noted. A batch never walked (no floor, not initial) is new
+ * throughout. The sent/failed window reaches `windowMs` back from the floor (else from `since`).
  */
 export function bounds(event: PollEvent, floor: number | undefined, since: number | undefined, initial: boolean, windowMs: number): Bounds {
   const base = floor ?? (initial ? since : undefined);
-  if (event === 'issued') return { ...(base === undefined ? {} : { floor: base }), region: base ?? -Infinity };
   const windowFrom = floor ?? since;
-  const windowStart = windowFrom === undefined ? undefined : windowFrom - windowMs;
-  return { ...(base === undefined ? {} : { floor: base }), ...(windowStart === undefined ? {} : { windowStart }), region: windowStart ?? -Infinity };
+  const windowStart = event === 'issued' || windowFrom === undefined ? undefined : windowFrom - windowMs;
+  return { floor: base, windowStart, region: (event === 'issued' ? base : windowStart) ?? -Infinity };
 }
 
 /** Newest first: the event time, then `createdAt`, latest first (Zapier's dedupe wants the newest first). */

@@ -5,10 +5,7 @@ import type { ListOrder } from './rules';
 // and how a stored one is checked. Pure.
 
 /** Where a read can go on: the cursor that fetched a page (null: the first page) and that page's ids. */
-export interface Place {
-  cursor: string | null;
-  ids: string[];
-}
+export type Place = { cursor: string | null; ids: string[] };
 
 /** Oldest first: the cursor of a page that begins before a region, and the one before it. */
 export type From = { cursor: string | null; back?: string | null };
@@ -33,9 +30,9 @@ export interface PollState {
   v: 2;
   /** Detected from `createdAt`; absent while not known. */
   order?: ListOrder;
-  /** Every occurrence before this time (ms) is accounted for; absent: none is (a batch never walked). */
+  /** Every occurrence before this time (ms) is known; absent: none is (a batch never walked). */
   floor?: number;
-  /** Occurrences accounted for that could still be read again: [key, keep until (ms)], at most MAX_KNOWN. */
+  /** Known occurrences that could still be read again: [key, keep until (ms)], at most MAX_KNOWN. */
   known: [string, number][];
   /** A walk in progress. */
   walk?: Walk;
@@ -44,20 +41,18 @@ export interface PollState {
 }
 
 /**
- * The most occurrences a state remembers. Only what could be read again is kept: for issued
- * and sent, what happened since the previous walk began (a few at a time); for failed, whose
- * time the list does not give, the failures inside the window. 10,000 keys keep n8n's static
- * data under 0.7 MB of JSON (poll-rules.test.ts); past it the ones closest to expiring go first.
+ * The most known occurrences a state keeps. Only what could be read again is kept: for issued and
+ * sent, what happened since the previous walk began; for failed (no time), the failures inside the
+ * window. 10,000 keep n8n's static data under 0.7 MB of JSON (poll-rules.test.ts).
  */
 export const MAX_KNOWN = 10_000;
 
-/** The known occurrences the floor has passed are dropped; over MAX_KNOWN, those closest to expiring. Returns how many over the cap went. */
+/** Drops the known occurrences the floor has passed; over MAX_KNOWN, those closest to expiring. Returns how many over the cap went. */
 export function prune(known: Map<string, number>, floor: number | undefined): number {
   if (floor !== undefined) for (const [key, keep] of known) if (keep < floor) known.delete(key);
   const over = known.size - MAX_KNOWN;
   if (over <= 0) return 0;
-  const closest = [...known].sort((a, b) => a[1] - b[1]).slice(0, over);
-  for (const [key] of closest) known.delete(key);
+  for (const [key] of [...known].sort((a, b) => a[1] - b[1]).slice(0, over)) known.delete(key);
   return over;
 }
 
@@ -71,25 +66,20 @@ export function readState(state: unknown, field = 'state'): PollState | undefine
   const bad = (key: string, what: string) => validationError(`${field}.${key}`, `must be ${what}; reset the trigger's saved state`);
   if (s.v !== 2) throw bad('v', 'a state version this release knows (2)');
   const time = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
-  const ids = (v: unknown) => Array.isArray(v) && v.every((id) => typeof id === 'string');
   const cursor = (v: unknown) => v === null || typeof v === 'string';
-  const place = (v: unknown) => !!v && typeof v === 'object' && cursor((v as Place).cursor) && ids((v as Place).ids);
-  const from = (v: unknown) => !!v && typeof v === 'object' && cursor((v as Place).cursor) && ((v as { back?: unknown }).back === undefined || cursor((v as { back?: unknown }).back));
+  const obj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object';
+  const place = (v: unknown) => obj(v) && cursor(v.cursor) && Array.isArray(v.ids) && v.ids.every((id) => typeof id === 'string');
+  const from = (v: unknown) => obj(v) && cursor(v.cursor) && (v.back === undefined || cursor(v.back));
   if (s.order !== undefined && !ORDERS.includes(s.order as ListOrder)) throw bad('order', `one of ${ORDERS.join(', ')}`);
   if (s.floor !== undefined && !time(s.floor)) throw bad('floor', 'a time in milliseconds');
   if (!Array.isArray(s.known) || !s.known.every((k) => Array.isArray(k) && k.length === 2 && typeof k[0] === 'string' && time(k[1]))) {
     throw bad('known', 'a list of [key, time] pairs');
   }
   if (s.known.length > MAX_KNOWN) throw bad('known', `at most ${MAX_KNOWN} pairs`);
-  if (s.walk !== undefined) {
-    const w = s.walk as Record<string, unknown>;
-    if (!w || typeof w !== 'object' || (w.at !== undefined && !place(w.at)) || (w.back !== undefined && !place(w.back)) || (w.from !== undefined && !from(w.from))) {
-      throw bad('walk', 'a walk with the place it reached');
-    }
-    if ((w.since !== undefined && !time(w.since)) || (w.quiet !== undefined && !time(w.quiet)) || (w.guessed !== undefined && w.guessed !== true)) {
-      throw bad('walk', 'a walk with times in milliseconds');
-    }
-  }
+  const walk = (w: Record<string, unknown>) =>
+    [w.at, w.back].every((p) => p === undefined || place(p)) && (w.from === undefined || from(w.from)) &&
+    [w.since, w.quiet].every((t) => t === undefined || time(t)) && (w.guessed === undefined || w.guessed === true);
+  if (s.walk !== undefined && !(obj(s.walk) && walk(s.walk))) throw bad('walk', 'a walk with the place it reached and times in milliseconds');
   if (s.from !== undefined && !from(s.from)) throw bad('from', 'a cursor or null');
   return s as unknown as PollState;
 }

@@ -3,36 +3,14 @@ import { CertificateServiceError } from '../errors';
 import type { Recipient } from '../types';
 import type { Api } from '../client/api';
 import { pages } from '../pagination';
-import { endpointName, ENDPOINTS } from '../client/endpoints';
 import { listPage } from '../client/recipients';
-import { occurrence, pollFilter, type Occurrence, type PollEvent } from './occurrence';
+import type { PollSettings } from './index';
+import { LIST_ENDPOINT, occurrence, pollFilter, type Occurrence } from './occurrence';
 import { bounds, judge, keepUntil, latestTime, newestFirst, orderAfter, serviceTime, type ListOrder } from './rules';
 import { prune, type Place, type PollState, type Walk } from './state';
 
-const LIST_ENDPOINT = endpointName(ENDPOINTS.listRecipients);
-/** Thrown out of the walk over pages when the service refuses a saved cursor: the walk restarts from the top. */
+/** Thrown by fetch when the service refuses a saved cursor: the walk restarts from the top. */
 const REFUSED = Symbol('refused cursor');
-
-// One poll of one batch (index.ts says what a poll does and why): the walk of the list, within
-// the budget, with the verdict on each certificate read and the state it leaves.
-
-/** A poll's options, checked (index.ts checkSettings). */
-export interface PollSettings {
-  event: PollEvent;
-  firstPoll: number;
-  pageSize: number;
-  budget: number;
-  remember: boolean;
-  windowMs: number;
-}
-
-/** What a poll leaves: the occurrences to return and the state for the next. */
-export interface PollOutcome {
-  /** The occurrences to return, newest first. */
-  occurrences: Occurrence[];
-  state: PollState;
-  notes: string[];
-}
 
 /** A cursor the service will not take any more (expired, or unknown to it): the walk restarts from the top. */
 const isRefusal = (error: unknown): error is CertificateServiceError =>
@@ -44,7 +22,7 @@ const ALL_QUIET = Number.MAX_SAFE_INTEGER;
 /** A timestamp may be to the second: what is stamped in the second of the first answer may have existed before it. */
 const SECOND = 1000;
 
-/** One poll of one batch: the reads, the verdicts and the next state. */
+/** One poll of one batch (index.ts says what and why): the walk of the list within the budget, the verdicts, the next state. */
 export class PollRun {
   private order: ListOrder | undefined;
   private floor: number | undefined;
@@ -52,10 +30,12 @@ export class PollRun {
   private walk: Walk | undefined;
   private from: PollState['from'];
   private readonly emitted = new Map<string, Occurrence>();
-  private readonly seeds = new Map<string, Occurrence>();
+  /** Remember off: what the first poll noted, returned so the host knows it (Zapier seeds its dedupe). */
+  private readonly noted = new Map<string, Occurrence>();
   private readonly read = new Map<string, Occurrence>();
   readonly notes: string[] = [];
-  private requests = 0;
+  /** List requests made (each fetch is one). */
+  requests = 0;
 
   constructor(
     private readonly api: Api,
@@ -96,18 +76,16 @@ export class PollRun {
     for (;;) {
       if (this.requests >= this.s.budget) return false;
       const start = this.startPlace(walk);
-      const page = await this.fetch(start.cursor);
-      if (page === 'refused') {
-        this.restartFromTop(walk);
-        continue;
-      }
-      if (!start.fits(page)) {
+      try {
+        const page = await this.fetch(start.cursor);
+        if (start.fits(page)) return await this.follow(page, start.cursor);
         this.stepBack(walk);
-        continue;
+      } catch (error) {
+        if (error !== REFUSED) throw error;
+        walk.at = TOP;
+        delete walk.back;
+        this.from = undefined;
       }
-      const outcome = await this.follow(page, start.cursor);
-      if (outcome !== 'refused') return outcome;
-      this.restartFromTop(walk);
     }
   }
 
@@ -143,49 +121,31 @@ export class PollRun {
     this.from = this.from?.back === undefined ? undefined : { cursor: this.from.back };
   }
 
-  private restartFromTop(walk: Walk): void {
-    walk.at = TOP;
-    delete walk.back;
-    this.from = undefined;
-  }
-
-  /** One list request, within the budget; a refused cursor is 'refused' (the caller restarts from the top), any other failure throws. */
-  private async fetch(cursor: string | null): Promise<DecodedPage<Recipient> | 'refused'> {
+  /** One list request, within the budget; a refused saved cursor throws REFUSED (walkOn restarts from the top). */
+  private async fetch(cursor: string | null): Promise<DecodedPage<Recipient>> {
     this.requests++;
     try {
       return await listPage(this.api, this.batchId, { cursor: cursor ?? undefined, limit: this.s.pageSize, emailStatus: pollFilter(this.s.event) });
     } catch (error) {
       if (cursor === null || !isRefusal(error)) throw error;
       this.notes.push(`The service refused a saved list cursor (${error.status} ${error.code}: ${error.message}); reading the list again from the top.`);
-      return 'refused';
+      throw REFUSED;
     }
   }
 
-  /**
-   * Takes a page and follows the next cursors (the one walk over pages, pagination.ts): true when
-   * the walk is done, false when the budget ran out, 'refused' for a refused cursor.
-   */
-  private async follow(first: DecodedPage<Recipient>, fetchedWith: string | null): Promise<boolean | 'refused'> {
+  /** Takes a page and follows the next cursors (the one walk over pages, pagination.ts): true when the walk is done, false when the budget ran out. */
+  private async follow(first: DecodedPage<Recipient>, fetchedWith: string | null): Promise<boolean> {
     const orderBefore = this.order;
     const created: number[] = [];
-    const next = async (cursor: string | undefined) => {
-      const page = await this.fetch(cursor ?? null);
-      if (page === 'refused') throw REFUSED;
-      return page;
-    };
-    try {
-      for await (const { page, cursor } of pages(LIST_ENDPOINT, next, { page: first, cursor: fetchedWith ?? undefined })) {
-        const last = this.take(page, cursor ?? null, created);
-        this.order = orderAfter(created, orderBefore);
-        if (this.order === 'newest-first' && last !== undefined && last < this.bounds(this.walk!).region && page.nextCursor) return true;
-        // Stopping here asks for no further page: the walk goes on from this one at the next poll.
-        if (page.nextCursor && page.items.length > 0 && this.requests >= this.s.budget) return false;
-      }
-      return true;
-    } catch (error) {
-      if (error === REFUSED) return 'refused';
-      throw error;
+    const next = (cursor: string | undefined) => this.fetch(cursor ?? null);
+    for await (const { page, cursor } of pages(LIST_ENDPOINT, next, { page: first, cursor: fetchedWith ?? undefined })) {
+      const last = this.take(page, cursor ?? null, created);
+      this.order = orderAfter(created, orderBefore);
+      if (this.order === 'newest-first' && last !== undefined && last < this.bounds(this.walk!).region && page.nextCursor) return true;
+      // Stopping here asks for no further page: the walk goes on from this one at the next poll.
+      if (page.nextCursor && page.items.length > 0 && this.requests >= this.s.budget) return false;
     }
+    return true;
   }
 
   private bounds(walk: Walk) {
@@ -210,44 +170,39 @@ export class PollRun {
     for (const o of list) {
       if (!this.read.has(o.key)) created.push(o.created);
       this.read.set(o.key, o);
-      const verdict = judge(o, { event: this.s.event, ...b, known: this.known, ...(quiet === undefined ? {} : { quiet }) });
+      const verdict = judge(o, { event: this.s.event, ...b, known: this.known, quiet });
       if (verdict === 'skip') continue;
       if (this.s.remember) this.known.set(o.key, keepUntil(o, this.s.event, this.s.windowMs));
       if (verdict === 'new') this.emitted.set(o.key, o);
-      else if (!this.s.remember) this.seeds.set(o.key, o);
+      else if (!this.s.remember) this.noted.set(o.key, o);
     }
     // Oldest first, the next walk starts at the last page that begins before its region.
     const nextRegion = bounds(this.s.event, Math.max(this.floor ?? -Infinity, walk.since ?? -Infinity), undefined, false, this.s.windowMs).region;
-    if (list.length > 0 && list[0].created < nextRegion) walk.from = { cursor: fetchedWith, ...(walk.at ? { back: walk.at.cursor } : {}) };
+    if (list.length > 0 && list[0].created < nextRegion) walk.from = { cursor: fetchedWith, back: walk.at?.cursor };
     walk.back = walk.at;
     walk.at = { cursor: fetchedWith, ids: page.items.map((r) => r.id) };
     return list.length > 0 ? list[list.length - 1].created : undefined;
   }
 
-  /** The walk is done: its start becomes the floor, what the floor passed is forgotten. */
+  /** The walk is done: its start becomes the floor, and what the floor passed is no longer kept as known. */
   private finishWalk(): void {
     const since = this.walk!.since;
     if (since !== undefined) this.floor = Math.max(this.floor ?? since, since);
     const dropped = prune(this.known, this.floor);
-    if (dropped > 0) this.notes.push(`Over ${this.known.size} remembered events: the ${dropped} closest to expiring were forgotten, and may be emitted again if the list shows them again.`);
+    if (dropped > 0) this.notes.push(`Over ${this.known.size} known events: the ${dropped} closest to expiring were forgotten, and may be emitted again if the list shows them again.`);
     this.from = this.order === 'oldest-first' ? this.walk!.from : undefined;
     this.walk = undefined;
   }
 
-  result(): PollOutcome {
+  /** What a poll leaves: the occurrences to return, newest first, and the state for the next. */
+  result(): { occurrences: Occurrence[]; state: PollState; notes: string[] } {
     let out = [...this.emitted.values()];
     if (this.first) {
       const newest = newestFirst([...this.read.values()]).slice(0, this.s.firstPoll);
-      out = [...new Map([...newest, ...this.seeds.values()].map((o) => [o.key, o])).values()];
+      out = [...new Map([...newest, ...this.noted.values()].map((o) => [o.key, o])).values()];
     }
-    const state: PollState = {
-      v: 2,
-      ...(this.order ? { order: this.order } : {}),
-      ...(this.floor === undefined ? {} : { floor: this.floor }),
-      known: [...this.known],
-      ...(this.walk ? { walk: this.walk } : {}),
-      ...(this.from ? { from: this.from } : {}),
-    };
+    // Absent fields are undefined (dropped in JSON, as the hosts store it).
+    const state: PollState = { v: 2, order: this.order, floor: this.floor, known: [...this.known], walk: this.walk, from: this.from };
     return { occurrences: newestFirst(out), state, notes: this.notes };
   }
 }
