@@ -432,6 +432,8 @@ describe.each<Order>(['newest-first', 'oldest-first'])('all active batches (%s)'
     const s = listServer(order);
     await expect(s.client.pollActiveBatches({ event: 'issued', states: { batch_1: { v: 2, known: 3 } } as never })).rejects.toMatchObject({ field: 'states.batch_1.known' });
     await expect(s.client.pollActiveBatches({ event: 'issued', states: [] as never })).rejects.toMatchObject({ field: 'states' });
+    // An entry that says nothing would poll its batch as new, returning all its certificates again.
+    await expect(s.client.pollActiveBatches({ event: 'issued', states: { batch_1: null } as never })).rejects.toMatchObject({ field: 'states.batch_1' });
     await expect(s.client.pollActiveBatches({ event: 'opened' as never })).rejects.toMatchObject({ field: 'event' });
     expect(s.requests).toHaveLength(0);
   });

@@ -132,7 +132,12 @@ export async function pollActiveBatches(outer: Api, options: PollAllOptions): Pr
   const states: Record<string, PollState> = {};
   if (!first) {
     if (typeof options.states !== 'object' || Array.isArray(options.states)) throw validationError('states', 'must be the object a previous poll returned');
-    for (const [id, s] of Object.entries(options.states as Record<string, unknown>)) states[id] = readState(s, `states.${id}`)!;
+    for (const [id, s] of Object.entries(options.states as Record<string, unknown>)) {
+      // A batch's entry that says nothing would poll it as new (all its certificates again): refused.
+      const state = readState(s, `states.${id}`);
+      if (!state) throw validationError(`states.${id}`, "must be the state a previous poll returned for this batch; reset the trigger's saved state");
+      states[id] = state;
+    }
   }
   const { api, count } = counting(outer);
   const batches: Batch[] = [];
