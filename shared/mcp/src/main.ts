@@ -142,7 +142,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   try {
     const probe = createServer(options); // checks --tools before anything listens
     if (!flags.http) return await runStdio(probe, io, log);
-    const running = await serveHttp({ host: flags.host, port: flags.port, allowRemote: flags.allowRemote, token: env.CERTSVC_MCP_TOKEN, createServer: () => createServer(options), log, announce: (t) => void io.stderr.write(t) });
+    const running = await serveHttp({ host: flags.host, port: flags.port, allowRemote: flags.allowRemote, token: env.CERTSVC_MCP_TOKEN, server: options, log, announce: (t) => void io.stderr.write(t) });
     redactor.add(running.token);
     // A daemon: only a signal stops it. Its stdin is not a client (a service manager, a
     // container without -i, or `</dev/null &` close it at once).

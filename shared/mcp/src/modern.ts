@@ -1,0 +1,58 @@
+// The same tools on the `@modelcontextprotocol/server` 2.x McpServer, which serves the
+// 2026-07-28 revision: no session, each request carries its version and the client's
+// capabilities in `_meta`, `server/discover` answered by the SDK, and a confirmation is an
+// input-required result (the client asks the user and calls again) instead of a server-sent
+// elicitation/create. The tool definitions, the runner (server.ts toolRunner), the tokens and
+// the compact tools/list (listing.ts) are the 2025 server's own: only the SDK glue differs.
+import { acceptedContent, inputRequired, McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod/v4';
+import { AskFirst, type ConfirmDependencies } from './confirm';
+import { toolListing } from './listing';
+import { registerResources } from './resources';
+import { CONFIRM_SCHEMA, INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, selectTools, toolRunner, type ServerOptions } from './server';
+
+/**
+ * A zod (3.25 `zod/v4`) object in the face the 2.x SDK takes (Standard Schema with JSON
+ * Schema): zod's own validation, and the JSON Schema the 2025 list already sends.
+ */
+function standard(schema: z.ZodObject<any>, json: unknown) {
+  return { '~standard': { ...schema['~standard'], jsonSchema: { input: () => json, output: () => json } } } as never;
+}
+
+/** The user's answer to the first round's question, from the call that comes back. */
+function answerOf(ctx: ServerContext): NonNullable<ConfirmDependencies['round']>['answer'] {
+  const response = ctx.mcpReq.inputResponses?.confirm as { action?: unknown } | undefined;
+  if (!response) return undefined;
+  if (response.action === 'accept') return acceptedContent(ctx.mcpReq.inputResponses, 'confirm')?.confirm === true ? 'accept' : 'decline';
+  return response.action === 'decline' ? 'decline' : 'cancel';
+}
+
+/** A 2.x server with the tools a selection leaves (one per request or connection, as the SDK asks). */
+export function createModernServer(options: ServerOptions): McpServer {
+  const tools = selectTools(options);
+  const runner = toolRunner(options);
+  const listing = toolListing(tools);
+  const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: { logging: {} }, instructions: INSTRUCTIONS });
+  tools.forEach((tool, i) => {
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: standard(z.object(tool.input), listing[i].inputSchema), outputSchema: standard(tool.output, listing[i].outputSchema), annotations: tool.annotations },
+      (async (args: Record<string, unknown>, ctx: ServerContext) => {
+        const canElicit = !!server.server.getClientCapabilities()?.elicitation;
+        const modern = ctx.mcpReq.envelope !== undefined;
+        const result = await runner.call(tool, args, {
+          signal: ctx.mcpReq.signal,
+          progressToken: ctx.mcpReq._meta?.progressToken,
+          notify: (n) => ctx.mcpReq.notify(n),
+          // 2025-era connections (stdio) still get elicitation/create.
+          ask: canElicit && !modern ? (params, timeout) => ctx.mcpReq.elicitInput(params as never, { timeout }) : undefined,
+          round: canElicit && modern ? { state: ctx.mcpReq.requestState<string>(), answer: answerOf(ctx) } : undefined,
+        });
+        if (!(result instanceof AskFirst)) return result;
+        return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ mode: 'form', message: result.question, requestedSchema: CONFIRM_SCHEMA as never }) }, requestState: result.state });
+      }) as never,
+    );
+  });
+  registerResources(server as never);
+  return server;
+}
