@@ -4,7 +4,7 @@
 // input-required result (the client asks the user and calls again) instead of a server-sent
 // elicitation/create. The tool definitions, the runner (server.ts toolRunner), the tokens and
 // the compact tools/list (listing.ts) are the 2025 server's own: only the SDK glue differs.
-import { acceptedContent, inputRequired, McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { acceptedContent, CLIENT_CAPABILITIES_META_KEY, inputRequired, McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod/v4';
 import { AskFirst, type ConfirmDependencies } from './confirm';
 import { toolListing } from './listing';
@@ -28,9 +28,8 @@ function answerOf(ctx: ServerContext): NonNullable<ConfirmDependencies['round']>
 }
 
 /** A 2.x server with the tools a selection leaves (one per request or connection, as the SDK asks). */
-export function createModernServer(options: ServerOptions): McpServer {
+export function createModernServer(options: ServerOptions, runner = toolRunner(options)): McpServer {
   const tools = selectTools(options);
-  const runner = toolRunner(options);
   const listing = toolListing(tools);
   const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: { logging: {} }, instructions: INSTRUCTIONS });
   tools.forEach((tool, i) => {
@@ -38,7 +37,10 @@ export function createModernServer(options: ServerOptions): McpServer {
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: standard(z.object(tool.input), listing[i].inputSchema), outputSchema: standard(tool.output, listing[i].outputSchema), annotations: tool.annotations },
       (async (args: Record<string, unknown>, ctx: ServerContext) => {
-        const canElicit = !!server.server.getClientCapabilities()?.elicitation;
+        // What this request's client declared: its _meta envelope (2026-07-28; serveStdio does not
+        // copy it to the connection as the HTTP entry does), else its initialize (2025).
+        const envelope = ctx.mcpReq.envelope as Record<string, { elicitation?: unknown } | undefined> | undefined;
+        const canElicit = !!(envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? envelope?.clientCapabilities ?? server.server.getClientCapabilities())?.elicitation;
         const modern = ctx.mcpReq.envelope !== undefined;
         const result = await runner.call(tool, args, {
           signal: ctx.mcpReq.signal,
