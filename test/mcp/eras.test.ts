@@ -27,6 +27,9 @@ afterAll(async () => {
   await stub.close();
 });
 
+/** The tools a 2026-07-28 client was given: a 2025 client must get the very same entries. */
+let modernTools: unknown[] = [];
+
 type User = 'accept' | 'decline' | 'cancel' | 'untick' | undefined;
 
 /** The SDK v2 client pinned to 2026-07-28; `user` answers the confirmation (undefined: no elicitation declared). */
@@ -50,7 +53,7 @@ async function modernClient(user: User) {
 const data = (result: unknown) => (result as { structuredContent: Record<string, any> }).structuredContent;
 const archives = () => stub.requests.filter((r) => r === 'POST /batches/b1/archive').length;
 
-test('a 2026-07-28 client: no session, tools/list within budget, a read-only tool answers', async () => {
+test('a 2026-07-28 client: no session, tools/list within budget, the resources and the prompt, a read-only tool answers', async () => {
   const { client, transport } = await modernClient(undefined);
   try {
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
@@ -59,6 +62,10 @@ test('a 2026-07-28 client: no session, tools/list within budget, a read-only too
     expect(listed.tools).toHaveLength(16);
     expect(listed.tools.every((t) => t.outputSchema)).toBe(true);
     expect(JSON.stringify(listed).length).toBeLessThanOrEqual(12_000);
+    modernTools = listed.tools;
+    expect((await client.listResources()).resources.length).toBeGreaterThan(0);
+    const prompt = await client.getPrompt({ name: 'issue_from_csv', arguments: { csv: 'name,email\nA,a@example.com' } });
+    expect(JSON.stringify(prompt.messages)).toContain('a@example.com');
     const result = await client.callTool({ name: 'list_batches', arguments: {} });
     expect(result.isError).toBeFalsy();
     expect(JSON.stringify(data(result))).toContain('"b1"');
@@ -123,7 +130,7 @@ test('a 2026-07-28 round cannot be replayed or forged: its requestState is the s
   expect(archives()).toBe(before + 1);
 });
 
-test('a 2025-11-25 client on the same endpoint gets an Mcp-Session-Id and the same tools; without elicitation, the dry run and token', async () => {
+test('a 2025-11-25 client on the same endpoint gets an Mcp-Session-Id and the same tool entries as the 2026 client; without elicitation, the dry run and token', async () => {
   const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: auth } });
   const client = new Client({ name: 'era-2025', version: '1' }, { capabilities: {} });
   await client.connect(transport);
@@ -132,6 +139,7 @@ test('a 2025-11-25 client on the same endpoint gets an Mcp-Session-Id and the sa
     expect(transport.protocolVersion).toBe('2025-11-25');
     const listed = await client.listTools();
     expect(listed.tools).toHaveLength(16);
+    expect(listed.tools).toEqual(modernTools);
     const result = await client.callTool({ name: 'archive_batch', arguments: { batchId: 'b1' } });
     expect(result.structuredContent).toMatchObject({ done: false, reason: 'confirmationRequired' });
   } finally {

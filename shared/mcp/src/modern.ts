@@ -7,7 +7,8 @@
 import { acceptedContent, CLIENT_CAPABILITIES_META_KEY, inputRequired, McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod/v4';
 import { AskFirst, type ConfirmDependencies } from './confirm';
-import { toolListing } from './listing';
+import { schema, toolListing } from './listing';
+import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
 import { CONFIRM_SCHEMA, INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, selectTools, toolRunner, type ServerOptions } from './server';
 
@@ -56,5 +57,6 @@ export function createModernServer(options: ServerOptions, runner = toolRunner(o
     );
   });
   registerResources(server as never);
+  registerPrompts(server as never, (shape) => standard(z.object(shape), schema(z.object(shape), 'input')));
   return server;
 }
