@@ -192,7 +192,8 @@ async function measure(perRound: number, rounds: number, concurrency: number, en
     let seq = 0;
     const delivery = () => {
       const n = ++seq;
-      const event: WebhookEvent = { id: `whe_p3_${n}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: recipient };
+      // One certificate per delivery: a receiver claims the occurrence, so one certificate's deliveries would all be duplicates.
+      const event: WebhookEvent = { id: `whe_p3_${n}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: { ...recipient, id: `${recipient.id}_p3_${n}` } };
       const body = JSON.stringify(event);
       const headers = {
         'Content-Type': 'application/json',

@@ -70,7 +70,8 @@ export async function runP8(options: { quick?: boolean; log?: (line: string) => 
     const round_ = async (side: RoundResult['side'], count: number): Promise<RoundResult> => {
       const bodies = Array.from({ length: count }, () => {
         const n = ++seq;
-        const event: WebhookEvent = { id: `whe_p8_${n}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: recipient };
+        // One certificate per delivery: a receiver claims the occurrence, so one certificate's deliveries would all be duplicates.
+        const event: WebhookEvent = { id: `whe_p8_${n}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: { ...recipient, id: `${recipient.id}_p8_${n}` } };
         const body = JSON.stringify(event);
         return { body, headers: { 'Content-Type': 'application/json', 'X-Service-Event': event.type, 'X-Service-Delivery': `whd_p8_${n}`, ...signPayload(subscription.secret, body) } };
       });

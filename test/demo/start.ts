@@ -5,12 +5,13 @@ import { createSandbox, stopWithParent } from '@certificate-service/sandbox';
 import { portFrom } from './args';
 import { CORE_FLOW_TITLE, runCoreFlow } from './core-flow';
 import { runN8nFlow } from './n8n-flow';
+import { NEXT_STEPS, SERVE_PORT } from './next-steps';
 import { runZapierFlow } from './zapier-flow';
 
 async function main() {
   const serve = process.argv.includes('--serve');
   const timeScale = 0.001;
-  const port = portFrom(process.argv, serve ? 4010 : 0);
+  const port = portFrom(process.argv, serve ? SERVE_PORT : 0);
   const sandbox = await createSandbox({ port, timeScale }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EADDRINUSE') throw error;
     throw new Error(`127.0.0.1:${port} is already in use (another sandbox?): choose another port with --port, e.g. npm start -- --serve --port ${port + 1}`);
@@ -43,6 +44,7 @@ async function main() {
     const c = sandbox.controls.counters();
     console.log(`Sandbox counters: ${c.requests.total} requests, ${c.quotaUsed} quota units used, ${c.deliveries.succeeded}/${c.deliveries.attempted} deliveries succeeded.`);
     console.log('\nAll flows passed.');
+    console.log(`\n${NEXT_STEPS}`);
   } finally {
     await sandbox.close();
   }

@@ -64,6 +64,7 @@ describe('credential test and authenticate', () => {
 		['certs.example.com', /not a valid URL/],
 		['', /base URL is required/],
 		['https://certs.example.com/api/v1?x=1', /query string/],
+		['https://certs.example.com/api/v2', /ends in \/api\/v2, but these connectors speak version 1 of the API: use https:\/\/certs\.example\.com\/api\/v1/],
 	])('rejects %j in the test with the nodes\' message, and the node rejects it too', async (baseUrl, message) => {
 		const error = await authenticate(baseUrl, testRequest()).then(
 			() => undefined,

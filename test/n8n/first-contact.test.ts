@@ -7,7 +7,7 @@ import nock from 'nock';
 import { NodeApiError } from 'n8n-workflow';
 
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
-import { API, BASE } from './fixtures';
+import { API, BASE, nockDesignReads } from './fixtures';
 import { type FakeOptions, fakeExecute, inputItems, rl } from './fake-context';
 import { setupNock } from '../support/nock';
 
@@ -30,9 +30,11 @@ describe.each(answers)('the batch list answers %s', (_name, answer, said) => {
 	const issue = (i: number) => ({ resource: 'certificate', operation: 'issue', batch: rl('batch_1'), name: `P${i}`, email: `p${i}@example.com` });
 
 	it('Issue with Continue On Fail: every item is an error item, and nothing is issued', async () => {
+		nockDesignReads();
 		answer(list());
 		const { output, requests } = await run({ items: inputItems(3), params: issue, continueOnFail: true });
-		expect(requests.map((r) => r.method)).toEqual(['GET']);
+		// The design check's reads (the batch, its design), then the list that cannot be read.
+		expect(requests.map((r) => r.method)).toEqual(['GET', 'GET', 'GET']);
 		expect(output).toHaveLength(3);
 		for (const [i, item] of output.entries()) {
 			expect(item.pairedItem).toEqual({ item: i });
@@ -44,13 +46,14 @@ describe.each(answers)('the batch list answers %s', (_name, answer, said) => {
 	});
 
 	it('Issue without Continue On Fail: stops on the first item with the error, nothing issued', async () => {
+		nockDesignReads();
 		answer(list());
 		const fake = fakeExecute({ items: inputItems(3), params: issue });
 		const error = await new CertificateService().execute.call(fake.context).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect((error as NodeApiError).message).toMatch(said);
 		expect((error as NodeApiError).description).toMatch(/Check the Base URL in the Certificate Service API credential/);
-		expect(fake.requests.map((r) => r.method)).toEqual(['GET']);
+		expect(fake.requests.map((r) => r.method)).toEqual(['GET', 'GET', 'GET']);
 	});
 
 	it('Find by Email: an error item per item, not "no certificate"', async () => {

@@ -3,14 +3,16 @@
  * most 100 in input order (through the core's issueMany), per-item results and errors,
  * pairedItem, Continue On Fail, validation before any request (once per recipient), and
  * "Skip Emails Already Issued in This Batch" (on by default; off in the tests of the
- * bulk mechanics below, so they see only the issue calls).
+ * bulk mechanics below, so they see only the issue calls). The design check's reads (on by
+ * default) are answered by nockDesignReads and left out of `requests` here;
+ * issue-design-check.test.ts tests the check.
  */
 import nock from 'nock';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import * as validation from '../../shared/sdk/src/validation';
-import { API, BASE, apiError, recipient } from './fixtures';
+import { API, BASE, apiError, nockDesignReads, recipient } from './fixtures';
 import { type FakeOptions, type Params, fakeExecute, inputItems, rl } from './fake-context';
 import { setupNock } from '../support/nock';
 
@@ -40,15 +42,18 @@ const issueParams =
 		...over(i),
 	});
 
+/** Runs the node; `requests` leaves out the design check's reads (GET the batch, GET /designs). */
 async function run(options: FakeOptions) {
 	const fake = fakeExecute(options);
 	const output = await new CertificateService().execute.call(fake.context);
-	return { ...fake, output: output[0] };
+	const designRead = (url: string) => /\/batches\/[^/]+$|\/designs$/.test(url.split('?')[0]);
+	return { ...fake, requests: fake.requests.filter((r) => !(r.method === 'GET' && designRead(r.url))), output: output[0] };
 }
 
 setupNock();
 
 it('250 items for one batch make 3 bulk calls (100, 100, 50) in input order', async () => {
+	nockDesignReads();
 	nock(BASE).post(`${API}/batches/batch_1/recipients/bulk`).times(3).reply(bulkReply);
 	const { output, requests } = await run({ items: inputItems(250), params: issueParams() });
 
@@ -68,6 +73,7 @@ it('250 items for one batch make 3 bulk calls (100, 100, 50) in input order', as
 });
 
 it('groups per batch and send flag, keeping input order inside each group', async () => {
+	nockDesignReads(['batch_A', 'batch_B']);
 	nock(BASE).post(/\/recipients\/bulk$/).times(2).reply(bulkReply);
 	nock(BASE).post(`${API}/batches/batch_A/recipients`).reply(201, recipient(2, { email: 'person2@example.com' }));
 	// items alternate between two batches; items 0 and 4 ask for the email to be sent
@@ -107,6 +113,7 @@ describe('partial failure of a bulk call', () => {
 	];
 
 	it('without Continue On Fail: throws the failed item error (NodeApiError, its itemIndex) and says how many were issued', async () => {
+		nockDesignReads();
 		nock(BASE).post(`${API}/batches/batch_1/recipients/bulk`).reply(partialReply);
 		const fake = fakeExecute({ items: inputItems(4), params: issueParams() });
 		const error = await new CertificateService().execute.call(fake.context).catch((e: unknown) => e);
@@ -119,6 +126,7 @@ describe('partial failure of a bulk call', () => {
 	});
 
 	it('with Continue On Fail: the failed item becomes an error item, the others succeed', async () => {
+		nockDesignReads();
 		nock(BASE).post(`${API}/batches/batch_1/recipients/bulk`).reply(partialReply);
 		const { output } = await run({ items: inputItems(4), params: issueParams(), continueOnFail: true });
 		expect(output.map((o) => o.pairedItem)).toEqual([0, 1, 2, 3].map((item) => ({ item })));
@@ -135,6 +143,7 @@ describe('partial failure of a bulk call', () => {
 	});
 
 	it('a rejected whole call fails each of its items, and the next chunk still runs', async () => {
+		nockDesignReads();
 		nock(BASE)
 			.post(`${API}/batches/batch_1/recipients/bulk`)
 			.reply(402, apiError('QUOTA_EXCEEDED', 'Plan quota used up'));
@@ -160,6 +169,7 @@ describe('validation before any request', () => {
 	});
 
 	it('with Continue On Fail the invalid item is an error item and is never sent', async () => {
+		nockDesignReads();
 		nock(BASE).post(`${API}/batches/batch_1/recipients/bulk`).reply(bulkReply);
 		const { output, requests } = await run({
 			items: inputItems(4),
@@ -182,6 +192,7 @@ describe('validation before any request', () => {
 });
 
 it('with Batch Requests off, every item makes its own request', async () => {
+	nockDesignReads();
 	nock(BASE)
 		.post(`${API}/batches/batch_1/recipients`)
 		.times(3)
@@ -198,6 +209,7 @@ describe('Skip Emails Already Issued in This Batch (on by default)', () => {
 	it('reads the batch once (100 a page), skips emails already there (any case) and repeats, and marks them skipped', async () => {
 		const existing = [3, 7, 150].map((n) => recipient(n, { email: `PERSON${n}@example.com` }));
 		const filler = Array.from({ length: 97 }, (_, k) => recipient(1000 + k, { email: `other${k}@example.com` }));
+		nockDesignReads();
 		nock(BASE).get(`${API}/batches/batch_1/recipients`).query({ limit: 100 }).reply(200, { data: [...existing.slice(0, 2), ...filler, existing[2]].slice(0, 100), nextCursor: 'p2' });
 		nock(BASE).get(`${API}/batches/batch_1/recipients`).query({ limit: 100, cursor: 'p2' }).reply(200, { data: [existing[2]], nextCursor: null });
 		nock(BASE).post(`${API}/batches/batch_1/recipients/bulk`).times(2).reply(bulkReply);
@@ -224,6 +236,7 @@ describe('Skip Emails Already Issued in This Batch (on by default)', () => {
 	});
 
 	it('"Batch Requests" and the skip option apply to the whole run: read once, from the first item', async () => {
+		nockDesignReads();
 		nock(BASE).post(`${API}/batches/batch_1/recipients/bulk`).reply(bulkReply);
 		const fake = fakeExecute({ items: inputItems(3), params: issueParams((i) => (i === 2 ? { options: { batchRequests: false } } : {})) });
 		const read: string[] = [];
@@ -241,6 +254,7 @@ describe('Skip Emails Already Issued in This Batch (on by default)', () => {
 });
 
 it('each recipient is validated and normalised once on its way to the wire', async () => {
+	nockDesignReads();
 	nock(BASE).post(`${API}/batches/batch_1/recipients/bulk`).times(3).reply(bulkReply);
 	const validateIssue = jest.spyOn(validation, 'validateIssue');
 	const normaliseData = jest.spyOn(validation, 'normaliseData');

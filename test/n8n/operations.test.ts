@@ -9,7 +9,7 @@ import { CertificateService } from '../../n8n/nodes/CertificateService/Certifica
 import { searchBatches, searchDesigns, searchRecipients } from '../../n8n/nodes/shared/listSearch';
 import { shareTokenFrom } from '@certificate-service/sdk/core';
 import { SIMPLE_FIELDS } from '../../n8n/nodes/CertificateService/actions/certificate/recipient';
-import { API, BASE, apiError, batch, recipient } from './fixtures';
+import { API, BASE, apiError, batch, nockDesignReads, recipient } from './fixtures';
 import { type FakeOptions, fakeExecute, fakeLoadOptions, inputItems, rl, TEST_CREDENTIALS } from './fake-context';
 import { setupNock } from '../support/nock';
 
@@ -124,6 +124,7 @@ describe('design', () => {
 
 describe('certificate', () => {
 	it('issue (one item) reads the batch once (Skip ... Already Issued is on by default), then uses the single-issue endpoint', async () => {
+		nockDesignReads();
 		api().get(`${API}/batches/batch_1/recipients`).query({ limit: 100 }).reply(200, { data: [recipient(9, { email: 'grace@example.com' })] });
 		api()
 			.post(`${API}/batches/batch_1/recipients`, {
@@ -155,6 +156,7 @@ describe('certificate', () => {
 	});
 
 	it('issue with Simplify off returns the whole certificate, skipped ones included', async () => {
+		nockDesignReads();
 		api()
 			.get(`${API}/batches/batch_1/recipients`)
 			.query({ limit: 100 })
@@ -179,6 +181,7 @@ describe('certificate', () => {
 	});
 
 	it('issue accepts the data as a JSON object', async () => {
+		nockDesignReads();
 		api()
 			.post(`${API}/batches/batch_1/recipients`, (b) => JSON.stringify(b.data) === JSON.stringify({ grade: 'A', passed: 'true' }))
 			.reply(201, recipient(1));
@@ -565,6 +568,7 @@ describe('rate limits and network failures (through the core)', () => {
 	});
 
 	it('an issue POST is never repeated after ECONNRESET: outcome unknown, naming the recipient', async () => {
+		nockDesignReads();
 		api().post(`${API}/batches/batch_1/recipients`).replyWithError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
 		const { error, requests } = await runError({
 			params: {
@@ -576,7 +580,8 @@ describe('rate limits and network failures (through the core)', () => {
 				skipExisting: false,
 			},
 		});
-		expect(requests).toHaveLength(1);
+		// The design check's two reads, then the one POST, never repeated.
+		expect(requests.map((r) => r.method)).toEqual(['GET', 'GET', 'POST']);
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect((error as Error).message).toMatch(/^(ada@example.com: )?Outcome unknown/);
 		expect((error as Error).message).toContain('ada@example.com');

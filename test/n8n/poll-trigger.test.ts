@@ -247,19 +247,6 @@ describe('the poll rows of issue 25', () => {
 	});
 });
 
-test('a position saved by the previous version carries on: nothing again, nothing missed', async () => {
-	const batchId = await newBatch();
-	await issue(batchId, 3);
-	const top = sb.controls.certificates(batchId).at(-1)!;
-	// What 0.x stored: the newest createdAt seen and the ids at it.
-	const data: IDataObject = { watching: `issued:${batchId}`, state: { order: 'newest-first', mark: top.createdAt, known: [top.id] } };
-	const fresh = await issue(batchId, 2);
-	const out = await poll({ event: 'issued', watch: 'batch', batch: rl(batchId) }, data);
-	expect(out.items!.map((i) => i.recipientId)).toEqual([...fresh].reverse());
-	expect((data.state as IDataObject).v).toBe(2);
-	expect((await poll({ event: 'issued', watch: 'batch', batch: rl(batchId) }, data)).items).toBeNull();
-});
-
 test('a damaged saved position fails the poll naming the field, never "nothing new"', async () => {
 	const batchId = await newBatch();
 	const data: IDataObject = { watching: `issued:${batchId}`, state: { v: 2, known: 'rec_1' } };

@@ -103,8 +103,11 @@ it('runs every operation end to end', async () => {
 		}),
 		{ items: inputItems(250) },
 	);
-	// "Skip Emails Already Issued in This Batch" is on by default: one read of the (empty) batch first.
+	// The design check (the batch, its design) and "Skip Emails Already Issued in This Batch" are on
+	// by default: those reads, and one of the (empty) batch's certificates, first.
 	expect(issued.requests.map((r) => r.url.replace(sb.baseUrl, ''))).toEqual([
+		`/batches/${batchId}`,
+		'/designs',
 		`/batches/${batchId}/recipients?limit=100`,
 		...Array(3).fill(`/batches/${batchId}/recipients/bulk`),
 	]);

@@ -324,7 +324,7 @@ describe('webhook()', () => {
 			expect(saved.deliveryIds).toEqual([]); // n8n would not save it on the call that runs
 			const copy = await attempt(headers, saved, 200);
 			expect(copy.result).toEqual({ webhookResponse: { received: true, duplicate: true } });
-			expect(saved.deliveryIds).toEqual(['dlv_ok']);
+			expect(saved.deliveryIds).toEqual(['rec_1']); // the claim: the occurrence (issued: the certificate id)
 		});
 
 		it('n8n answers 500 (the execution could not be stored): released, so the retry runs, once', async () => {
@@ -394,7 +394,7 @@ describe('webhook()', () => {
 		await attempt(headers, saved, 200);
 		const dup = await attempt(headers, saved, 200);
 		expect(dup.result.webhookResponse).toEqual({ received: true, duplicate: true });
-		expect(saved.deliveryIds).toEqual(['dlv_saved']);
+		expect(saved.deliveryIds).toEqual(['rec_1']);
 		resetDeliveryMemory(); // n8n restarted
 		expect((await attempt(headers, saved)).result.webhookResponse).toEqual({ received: true, duplicate: true });
 	});
@@ -428,11 +428,12 @@ describe('webhook()', () => {
 		expect((await trigger.webhook.call(b.context)).workflowData).toHaveLength(1);
 	});
 
-	it('keeps at most 200 delivery ids in static data', async () => {
+	it('keeps at most 200 claims in static data', async () => {
 		const saved = state();
 		for (let i = 0; i < 205; i++) {
-			const headers = headersFor(body);
-			for (let copy = 0; copy < 2; copy++) await attempt(headers, saved, 200);
+			const raw = JSON.stringify({ ...event, data: { ...event.data, id: `rec_${i}` } });
+			const headers = headersFor(raw);
+			for (let copy = 0; copy < 2; copy++) await attempt(headers, saved, 200, raw);
 		}
 		expect((saved.deliveryIds as string[]).length).toBe(200);
 	});

@@ -12,7 +12,8 @@ import { recipient } from './fixtures';
 import { fakeExecute, type FakeOptions } from './fake-context';
 
 const SECRET = 'wh_sec_verify_op_0123456789';
-const event = (id: string) => ({ id, type: 'certificate.issued', createdAt: new Date().toISOString(), data: recipient(1) });
+// Each event is a certificate of its own (whe_2 → rec_2): a certificate event's claim is its occurrence.
+const event = (id: string) => ({ id, type: 'certificate.issued', createdAt: new Date().toISOString(), data: recipient(Number(id.replace(/\D/g, '')) || 1) });
 
 /** An item as n8n's Webhook node (v2, Raw Body on) outputs a delivery. */
 function webhookItem(id: string, options: { secret?: string; deliveryId?: string; raw?: boolean; body?: string; data?: unknown } = {}): INodeExecutionData {
@@ -41,7 +42,7 @@ it('outputs each verified delivery as the flat event, with its delivery id, pair
 	const { out, requests } = await run([webhookItem('whe_1'), webhookItem('whe_2')]);
 	expect(out.map((o) => [o.json.id, o.json.type, o.json.recipientId, o.json.deliveryId, o.pairedItem])).toEqual([
 		['whe_1', 'certificate.issued', 'rec_1', 'whd_whe_1', { item: 0 }],
-		['whe_2', 'certificate.issued', 'rec_1', 'whd_whe_2', { item: 1 }],
+		['whe_2', 'certificate.issued', 'rec_2', 'whd_whe_2', { item: 1 }],
 	]);
 	expect(requests).toEqual([]);
 });
@@ -70,10 +71,10 @@ it.each([
 });
 
 it("with Record Delivery IDs (n8n's deduplication store): a copy another process (or a restart) already recorded is dropped", async () => {
-	const processed = new Set(['whd_whe_1']); // recorded by another worker's execution
+	const processed = new Set(['rec_1']); // recorded by another worker's execution (the claim: the occurrence)
 	const { out } = await run([webhookItem('whe_1'), webhookItem('whe_2')], { params: params({ recordInN8n: true }), processed });
 	expect(out.map((o) => o.json.id)).toEqual(['whe_2']);
-	expect([...processed].sort()).toEqual(['whd_whe_1', 'whd_whe_2']);
+	expect([...processed].sort()).toEqual(['rec_1', 'rec_2']);
 });
 
 it("with Record Delivery IDs: when n8n's store fails (two workers inserting its first row at once), the delivery is still output, and a later copy is dropped by this process's memory", async () => {

@@ -21,7 +21,8 @@ export const PLANS: Record<string, Plan> = {
   },
   'README.md › Try it from this clone #1': { servers: { 'npm exec -w shared/sandbox -- certsvc-sandbox --port 4010': 'listening' } },
   'README.md › Try it from this clone #2': {},
-  'README.md › Try it from this clone #3': {
+  'README.md › Try it from this clone #3': {},
+  'README.md › Try it from this clone #4': {
     skip: { 'bash test/e2e/n8n/n8n.sh start': 'run by the e2e harness after the block (startN8n with this script as its launcher, the fresh HOME as its user folder), which then runs an example workflow in it' },
   },
   'docs/subscriptions.md › Webhook subscriptions: 20 per workspace': {

@@ -32,7 +32,9 @@ let counter = 0;
 /** A unique delivery id per built delivery, so deduplication never hides a case. */
 const deliveryId = () => `whd_rel_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}`;
 
+/** Each event is of a certificate of its own: a receiver claims a certificate event's occurrence, not its delivery id. */
 export function eventOf(type: EventType = 'certificate.issued', id = `whe_rel_${++counter}`): WebhookEvent {
+  const rec = `rec_rel_${process.pid}_${++counter}`;
   const extras =
     type === 'certificate.failed'
       ? { error: 'Mailbox unavailable (simulated bounce)' }
@@ -44,7 +46,7 @@ export function eventOf(type: EventType = 'certificate.issued', id = `whe_rel_${
     type,
     createdAt: '2026-01-05T10:00:00.000Z',
     data: {
-      id: 'rec_rel_0001',
+      id: rec,
       batchId: 'batch_rel',
       name: 'Ada Lovelace',
       email: 'ada@example.com',

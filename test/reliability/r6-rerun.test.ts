@@ -91,8 +91,9 @@ describe('n8n: an execution that failed part-way, run again', () => {
 
     const second = await runNode(credentials, params);
     expect(second.error).toBeUndefined();
-    // One read of the batch (651 certificates, 100 a page), then only the 349 missing.
-    expect(second.requests.filter((r) => r.method === 'GET')).toHaveLength(7);
+    // The design check's two reads (the batch, its design), one read of the batch's certificates
+    // (651, 100 a page), then only the 349 missing.
+    expect(second.requests.filter((r) => r.method === 'GET')).toHaveLength(9);
     expect(second.requests.filter((r) => r.method === 'POST')).toHaveLength(349);
     expect(second.output).toHaveLength(N);
     expect(second.output!.map((o) => o.pairedItem)).toEqual(Array.from({ length: N }, (_, item) => ({ item })));

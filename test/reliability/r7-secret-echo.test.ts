@@ -84,6 +84,13 @@ function answer(c: Case): void {
   nock(ORIGIN).post(ISSUE_PATH).reply(status, typeof body === 'string' ? body : JSON.stringify(body), { 'Content-Type': 'application/json', ...headers });
 }
 
+/** The design check's two reads (on by default in n8n's and Zapier's Issue), answered plainly: each case is about the issue call's answer. */
+function designReads(c: Case): void {
+  if (!c.reply) return;
+  nock(ORIGIN).get('/api/v1/batches/batch_1').reply(200, { id: 'batch_1', title: 'B', designId: 'd1', status: 'active' });
+  nock(ORIGIN).get('/api/v1/designs').reply(200, { data: [{ id: 'd1' }], nextCursor: null });
+}
+
 setupNock();
 
 it('the 502 page really puts the key across the cut (so the case tests what it claims)', () => {
@@ -112,6 +119,7 @@ describe.each(cases)('$name', (c) => {
   });
 
   it('n8n: the node error built from it carries no secret', async () => {
+    designReads(c);
     answer(c);
     const fake = fakeExecute({
       credentials: { apiKey: KEY, baseUrl: c.baseUrl ?? ORIGIN },
@@ -139,6 +147,7 @@ describe.each(cases)('$name', (c) => {
     }
     expectNoSecret(toZapierError({ errors: zapier.errors } as never, coreError));
     // End to end through the app (its beforeRequest adds the key; the mapping runs in withClient).
+    designReads(c);
     answer(c);
     const appTester = zapier.createAppTester(App);
     const shown = await appTester(App.creates.issue_certificate.operation.perform as never, { authData, inputData } as never).then(

@@ -45,7 +45,7 @@ test('issueMany: 250 items in one batch make 3 bulk calls of 100/100/50 in order
   const items = Array.from({ length: 250 }, (_, i) => ({ batchId: 'b1', name: `P${i}`, email: `p${i}@x.test`, data: { n: i } }));
   const echo = (from: number, n: number) => reply(201, { data: Array.from({ length: n }, (_, i) => recipient(from + i)) });
   const s = scripted([echo(0, 100), echo(100, 100), echo(200, 50)]);
-  const out = await s.client.issueMany(items, { skipExisting: false });
+  const out = await s.client.issueMany(items, { skipExisting: false, variables: false });
   expect(s.requests.map((r) => JSON.parse(r.body!).recipients.length)).toEqual([100, 100, 50]);
   expect(JSON.parse(s.requests[1].body!).recipients[0]).toEqual({ name: 'P100', email: 'p100@x.test', data: { n: '100' } });
   expect(out.map((o) => (o.ok ? o.recipient.id : ''))).toEqual(items.map((_, i) => `rec_${i}`));
@@ -59,7 +59,7 @@ test('issueMany groups per batch and send flag, keeps input positions, and sends
     { batchId: 'A', name: 'bad', email: 'nope' },
   ];
   const s = scripted([reply(201, [recipient(10), recipient(12)]), reply(201, recipient(11))]);
-  const out = await s.client.issueMany(items, { skipExisting: false });
+  const out = await s.client.issueMany(items, { skipExisting: false, variables: false });
   expect(s.requests.map((r) => r.url.replace(/.*\/api\/v1/, ''))).toEqual(['/batches/A/recipients/bulk', '/batches/B/recipients']);
   expect(out.map((o) => (o.ok ? o.recipient.id : o.error.field))).toEqual(['rec_10', 'rec_11', 'rec_12', 'email']);
 });
@@ -67,7 +67,7 @@ test('issueMany groups per batch and send flag, keeps input positions, and sends
 test('a rejected bulk call gives every item of that call an error, naming the culprit', async () => {
   const items = [0, 1, 2].map((i) => ({ batchId: 'b1', name: `P${i}`, email: `p${i}@x.test` }));
   const s = scripted([reply(400, { error: 'VALIDATION_ERROR', message: 'email rejected', detail: { field: 'recipients[1].email', index: 1 } })]);
-  const out = await s.client.issueMany(items, { skipExisting: false });
+  const out = await s.client.issueMany(items, { skipExisting: false, variables: false });
   expect(out.every((o) => !o.ok)).toBe(true);
   expect(!out[1].ok && out[1].error.message).toBe('p1@x.test: email rejected');
   expect(!out[0].ok && out[0].error.message).toMatch(/not issued, because the bulk call was rejected for item 1/);
@@ -76,6 +76,6 @@ test('a rejected bulk call gives every item of that call an error, naming the cu
 test('an archived batch or used-up quota fails the whole call with the service code', async () => {
   const items = [0, 1].map((i) => ({ batchId: 'b1', name: `P${i}`, email: `p${i}@x.test` }));
   const s = scripted([reply(402, { error: 'QUOTA_EXCEEDED', message: 'Plan quota used up' })]);
-  const out = await s.client.issueMany(items, { skipExisting: false });
+  const out = await s.client.issueMany(items, { skipExisting: false, variables: false });
   expect(out.map((o) => !o.ok && o.error.code)).toEqual(['QUOTA_EXCEEDED', 'QUOTA_EXCEEDED']);
 });

@@ -1,5 +1,5 @@
 // The one delivery pipeline every host uses: verify, read, filter, claim, in that order, with one
-// idempotency key (X-Service-Delivery, else the event id); and the store's state machine
+// claim (a certificate event's occurrence; test/sdk/claim-occurrence.test.ts has the keys); and the store's state machine
 // (free → pending → done, or free again) that keeps a delivery that did not run from being
 // answered "duplicate".
 import {
@@ -34,13 +34,13 @@ const run = (headers: Record<string, string>, store: DeliveryStore = recording()
   handleDelivery(raw, headers, { secrets: SECRET, store, accept: acceptOnly(filter), now: NOW * 1000 });
 
 test.each([
-  ['signed, wanted, first time', signed(), {}, 'accepted', ['claim whd_1']],
+  ['signed, wanted, first time', signed(), {}, 'accepted', ['claim rec_1']],
   ['forged: rejected before anything is remembered', signed(undefined, 'wh_sec_other'), {}, 'rejected', []],
   ['unsigned: rejected', { 'X-Service-Delivery': 'whd_1' }, {}, 'rejected', []],
   ['another event type: filtered, not remembered', signed(), { events: ['certificate.sent'] }, 'filtered', []],
   ['another batch: filtered, not remembered', signed(), { batchId: 'batch_b' }, 'filtered', []],
-  ['the chosen batch and type: accepted', signed(), { events: ['certificate.issued'], batchId: 'batch_a' }, 'accepted', ['claim whd_1']],
-  ['no X-Service-Delivery: the event id is the key', signed({}), {}, 'accepted', ['claim whe_1']],
+  ['the chosen batch and type: accepted', signed(), { events: ['certificate.issued'], batchId: 'batch_a' }, 'accepted', ['claim rec_1']],
+  ['no X-Service-Delivery: a certificate event claims its occurrence all the same', signed({}), {}, 'accepted', ['claim rec_1']],
 ])('%s', async (_name, headers, filter, outcome, calls) => {
   const store = recording();
   const r = await run(headers, store, filter);
@@ -55,7 +55,7 @@ describe('pending, claimed, released', () => {
     expect(first.outcome).toBe('accepted');
     expect((await run(signed(), store)).outcome).toBe('pending');
     expect((await run(signed(), store)).outcome).toBe('pending');
-    expect(store.calls).toEqual(['claim whd_1', 'claim whd_1', 'claim whd_1']);
+    expect(store.calls).toEqual(['claim rec_1', 'claim rec_1', 'claim rec_1']);
   });
 
   test('the host answered 2xx: claimed, so every later copy is a duplicate', async () => {
@@ -64,7 +64,10 @@ describe('pending, claimed, released', () => {
     if (first.outcome !== 'accepted') throw new Error(first.outcome);
     await first.settle(true);
     expect(await run(signed(), store)).toMatchObject({ outcome: 'duplicate', deliveryId: 'whd_1' });
-    expect((await run(signed({ 'X-Service-Delivery': 'whd_2' }), store)).outcome).toBe('accepted');
+    // Another delivery of the same occurrence is a duplicate too; another certificate is not.
+    expect((await run(signed({ 'X-Service-Delivery': 'whd_2' }), store)).outcome).toBe('duplicate');
+    const other = JSON.stringify({ ...event, data: { ...event.data, id: 'rec_2' } });
+    expect((await run(signed({ 'X-Service-Delivery': 'whd_3' }, SECRET, other), store, {}, other)).outcome).toBe('accepted');
   });
 
   test('the host answered otherwise (the execution could not be stored): released, so the retry runs, once', async () => {
@@ -84,7 +87,7 @@ describe('pending, claimed, released', () => {
     if (first.outcome !== 'accepted') throw new Error(first.outcome);
     await first.settle(false);
     await first.settle(true);
-    expect(store.calls.filter((c) => c.startsWith('settle'))).toEqual(['settle whd_1 false']);
+    expect(store.calls.filter((c) => c.startsWith('settle'))).toEqual(['settle rec_1 false']);
     expect((await run(signed(), store)).outcome).toBe('accepted');
   });
 

@@ -15,7 +15,7 @@ test('shared data is validated once and merged under each item\'s own variables'
       { batchId: 'batch_1', name: 'A', email: 'a@example.com', data: '{"score": 1}' },
       { batchId: 'batch_1', name: 'B', email: 'b@example.com', data: { course: 'Own' } },
     ],
-    { skipExisting: false, data: { course: 'Shared', year: 2026 } },
+    { skipExisting: false, variables: false, data: { course: 'Shared', year: 2026 } },
   );
   const body = JSON.parse(s.requests[0].body!);
   expect(body.recipients.map((r: { data: unknown }) => r.data)).toEqual([
@@ -26,20 +26,20 @@ test('shared data is validated once and merged under each item\'s own variables'
 
 test('bad shared data throws before any request, naming the field', async () => {
   const s = scripted([]);
-  await expect(s.client.issueMany(items(3), { skipExisting: false, data: { nested: { x: 1 } } })).rejects.toMatchObject({ phase: 'validation', field: 'data.nested' });
+  await expect(s.client.issueMany(items(3), { skipExisting: false, variables: false, data: { nested: { x: 1 } } })).rejects.toMatchObject({ phase: 'validation', field: 'data.nested' });
   expect(s.requests).toHaveLength(0);
 });
 
 test('bulk: false sends one single-issue request per item', async () => {
   const s = scripted([0, 1, 2].map((i) => reply(201, recipient(i))));
-  const outcomes = await s.client.issueMany(items(3), { skipExisting: false, bulk: false });
+  const outcomes = await s.client.issueMany(items(3), { skipExisting: false, variables: false, bulk: false });
   expect(outcomes.every((o) => o.ok)).toBe(true);
   expect(s.requests.map((r) => r.url.replace(/^.*\/api\/v1/, ''))).toEqual(Array(3).fill('/batches/batch_1/recipients'));
 });
 
 test('stopOnError: after the first failed call nothing more is sent; the rest end as NOT_SENT', async () => {
   const s = scripted([reply(201, recipient(0)), netError('ECONNRESET')]);
-  const outcomes = await s.client.issueMany(items(4), { skipExisting: false, bulk: false, stopOnError: true });
+  const outcomes = await s.client.issueMany(items(4), { skipExisting: false, variables: false, bulk: false, stopOnError: true });
   expect(s.requests).toHaveLength(2);
   expect(outcomes[0].ok).toBe(true);
   const errors = outcomes.slice(1).map((o) => (o.ok ? undefined : o.error)) as CertificateServiceError[];
@@ -53,7 +53,7 @@ test('stopOnError: after the first failed call nothing more is sent; the rest en
 
 test('without stopOnError every call is still made after a failure', async () => {
   const s = scripted([reply(201, recipient(0)), netError('ECONNRESET'), reply(201, recipient(2))]);
-  const outcomes = await s.client.issueMany(items(3), { skipExisting: false, bulk: false });
+  const outcomes = await s.client.issueMany(items(3), { skipExisting: false, variables: false, bulk: false });
   expect(s.requests).toHaveLength(3);
   expect(outcomes.map((o) => o.ok)).toEqual([true, false, true]);
 });
@@ -62,11 +62,11 @@ test('each recipient is validated once, in issueMany, not again by the call that
   const validateIssue = jest.spyOn(validation, 'validateIssue');
   try {
     const s = scripted([bulkOk(0, 100), bulkOk(100, 100), bulkOk(200, 50)]);
-    await s.client.issueMany(items(250), { skipExisting: false });
+    await s.client.issueMany(items(250), { skipExisting: false, variables: false });
     expect(validateIssue).toHaveBeenCalledTimes(250);
     validateIssue.mockClear();
     const single = scripted([reply(201, recipient(0))]);
-    await single.client.issueMany(items(1), { skipExisting: false });
+    await single.client.issueMany(items(1), { skipExisting: false, variables: false });
     expect(validateIssue).toHaveBeenCalledTimes(1);
   } finally {
     validateIssue.mockRestore();
@@ -82,7 +82,7 @@ test.each([
   ['BATCH_ARCHIVED', 409],
 ])('after %s on a batch, its later chunks are not sent; other batches still are', async (code, status) => {
   const s = scripted([refusal(status, code), bulkOk(0, 100)]);
-  const outcomes = await s.client.issueMany([...itemsIn('batch_gone', 300), ...itemsIn('batch_2', 100)], { skipExisting: false });
+  const outcomes = await s.client.issueMany([...itemsIn('batch_gone', 300), ...itemsIn('batch_2', 100)], { skipExisting: false, variables: false });
   expect(s.requests.map((r) => r.url.replace(/^.*\/api\/v1/, ''))).toEqual(['/batches/batch_gone/recipients/bulk', '/batches/batch_2/recipients/bulk']);
   const errors = outcomes.slice(0, 300).map((o) => (o.ok ? undefined : o.error)) as CertificateServiceError[];
   expect(errors.every((e) => e?.code === code)).toBe(true);
@@ -94,7 +94,7 @@ test.each([
 
 test('a refused key stops every later chunk, in every batch', async () => {
   const s = scripted([bulkOk(0, 100), refusal(401, 'EXPIRED_API_KEY')]);
-  const outcomes = await s.client.issueMany([...itemsIn('batch_1', 300), ...itemsIn('batch_2', 50)], { skipExisting: false });
+  const outcomes = await s.client.issueMany([...itemsIn('batch_1', 300), ...itemsIn('batch_2', 50)], { skipExisting: false, variables: false });
   expect(s.requests).toHaveLength(2);
   expect(outcomes.filter((o) => o.ok)).toHaveLength(100);
   expect(outcomes.slice(100).every((o) => !o.ok && o.error.code === 'EXPIRED_API_KEY')).toBe(true);
@@ -102,14 +102,14 @@ test('a refused key stops every later chunk, in every batch', async () => {
 
 test('QUOTA_EXCEEDED does not stop later chunks: a smaller one may still fit', async () => {
   const s = scripted([refusal(402, 'QUOTA_EXCEEDED'), bulkOk(100, 50)]);
-  const outcomes = await s.client.issueMany(itemsIn('batch_1', 150), { skipExisting: false });
+  const outcomes = await s.client.issueMany(itemsIn('batch_1', 150), { skipExisting: false, variables: false });
   expect(s.requests).toHaveLength(2);
   expect(outcomes.slice(100).every((o) => o.ok)).toBe(true);
 });
 
 test('an item-level refusal or an unknown outcome does not stop the batch', async () => {
   const s = scripted([reply(400, { error: 'VALIDATION_ERROR', message: 'bad', detail: { index: 3, field: 'email' } }), netError('ECONNRESET'), bulkOk(200, 100)]);
-  const outcomes = await s.client.issueMany(itemsIn('batch_1', 300), { skipExisting: false });
+  const outcomes = await s.client.issueMany(itemsIn('batch_1', 300), { skipExisting: false, variables: false });
   expect(s.requests).toHaveLength(3);
   expect(outcomes.slice(200).every((o) => o.ok)).toBe(true);
 });
@@ -117,6 +117,6 @@ test('an item-level refusal or an unknown outcome does not stop the batch', asyn
 test('onProgress reaches the total when chunks are held back', async () => {
   const seen: number[] = [];
   const s = scripted([refusal(404, 'NOT_FOUND')]);
-  await s.client.issueMany(itemsIn('batch_gone', 250), { skipExisting: false, onProgress: (done) => seen.push(done) });
+  await s.client.issueMany(itemsIn('batch_gone', 250), { skipExisting: false, variables: false, onProgress: (done) => seen.push(done) });
   expect(seen.at(-1)).toBe(250);
 });

@@ -14,6 +14,12 @@
 // - every poll returns newest first.
 // Occurrences gone by the end (deleted, sent again, re-queued) may be missed, never repeated.
 //
+// Then recovery (recoverEvents) from the second of activation, into a store holding what the
+// poll emitted: it runs nothing the poll emitted, nothing twice, nothing that never happened
+// or is out of its window, and every occurrence still held in its window (issued/sent: at or
+// after `since`, whatever the issue date; failed: issued at or after `since` minus 7 days)
+// that the poll did not emit, the poll's documented misses included.
+//
 // Runs once with a fixed seed and once with a fresh one, printed on failure:
 // POLL_PROPERTY_SEED=<seed> replays it.
 import fc from 'fast-check';
@@ -156,7 +162,25 @@ async function scenario(m: Model, ev: PollEvent, host: Host, list: Op[]): Promis
     if (spanned && ev === 'failed' && (initialDoneAt === undefined || t.seenAt <= initialDoneAt)) continue; // before the first walk was done
     problems.push(`${key} (created ${new Date(t.created).toISOString()}, at ${new Date(t.at).toISOString()}) is there at the end and was never emitted`);
   }
+  if (problems.length === 0) await recovery(ev, activation!.second, counts, final, problems);
   if (problems.length > 0) throw new Error(`${problems.length} problem(s): ${problems.slice(0, 5).join('; ')}`);
+}
+
+/** Recovery after the polls (see the top): what it must and must not run. */
+async function recovery(ev: PollEvent, since: number, emitted: Map<string, number>, final: Set<string>, problems: string[]): Promise<void> {
+  const inWindow = (key: string) => {
+    const t = world.truth.get(key);
+    return !!t && t.event === ev && (ev === 'failed' ? t.created >= since - WINDOW_DAYS * DAY : t.at >= since);
+  };
+  const { ran } = await world.recover(ev, since, emitted.keys());
+  const seen = new Set<string>();
+  for (const key of ran) {
+    if (seen.has(key)) problems.push(`recovery ran ${key} twice`);
+    seen.add(key);
+    if (emitted.has(key)) problems.push(`recovery ran ${key}, which the poll had emitted`);
+    if (!inWindow(key)) problems.push(`recovery ran ${key}, which is not an occurrence in its window`);
+  }
+  for (const key of final) if (inWindow(key) && !emitted.has(key) && !seen.has(key)) problems.push(`recovery missed ${key}`);
 }
 
 /** Zapier, and the core without memory, rely on the host's dedupe. */

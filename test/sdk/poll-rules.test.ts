@@ -1,23 +1,11 @@
-// The pure rules of a poll (shared/sdk/src/client/poll-rules.ts) and its state
-// (poll-state.ts), table by table: what a listed certificate stands for, the verdict on it,
-// the order a read shows, the bounds of a walk, how long a key is kept, the service's clock,
-// and the stored state: checked field by field, carried over from the previous version, pruned.
+// The pure rules of a poll (shared/sdk/src/poll/occurrence.ts, rules.ts, state.ts), table by
+// table: what a listed certificate stands for, the verdict on it, the order a read shows, the
+// bounds of a walk, how long a key is kept, the service's clock, and the stored state: checked
+// field by field, pruned.
 import { CertificateServiceError, type Recipient } from '@certificate-service/sdk/core';
-import {
-  bounds,
-  DAY_MS,
-  judge,
-  keepUntil,
-  latestTime,
-  newestFirst,
-  occurrence,
-  occurrenceKey,
-  orderAfter,
-  serviceTime,
-  type Judge,
-  type Occurrence,
-} from '../../shared/sdk/src/client/poll-rules';
-import { MAX_KNOWN, prune, readState } from '../../shared/sdk/src/client/poll-state';
+import { bounds, DAY_MS, judge, keepUntil, latestTime, newestFirst, orderAfter, serviceTime, type Judge } from '../../shared/sdk/src/poll/rules';
+import { occurrence, occurrenceKey, type Occurrence } from '../../shared/sdk/src/poll/occurrence';
+import { MAX_KNOWN, prune, readState } from '../../shared/sdk/src/poll/state';
 import { recipientFixture } from '../support/recipient';
 
 const T = Date.parse('2026-11-25T10:00:00.000Z');
@@ -28,9 +16,10 @@ const occ = (key: string, created: number, at?: number): Occurrence => ({ key, c
 describe('occurrence: what a listed certificate stands for', () => {
   test.each<[string, 'issued' | 'sent' | 'failed', Partial<Recipient>, string, number | undefined]>([
     ['issued: the certificate, at its createdAt', 'issued', {}, 'rec_1', T + 1000],
-    ['sent: each send, at emailSentAt', 'sent', { emailStatus: 'sent', emailSentAt: iso(T + 5000) }, `rec_1:sent:${iso(T + 5000)}`, T + 5000],
-    ['sent without a time: known by key only', 'sent', { emailStatus: 'sent', emailSentAt: null }, 'rec_1:sent:', undefined],
-    ['failed: one per certificate, no time', 'failed', { emailStatus: 'failed', emailSentAt: iso(T) }, 'rec_1:failed', undefined],
+    ['sent: each send, at emailSentAt (in ms)', 'sent', { emailStatus: 'sent', emailSentAt: iso(T + 5000) }, `rec_1:sent:${T + 5000}`, T + 5000],
+    ['sent: the same send to the second or in another zone is one key', 'sent', { emailStatus: 'sent', emailSentAt: '2026-11-25T11:00:05+01:00' }, `rec_1:sent:${T + 5000}`, T + 5000],
+    ['failed after a send: one per successful send, no time', 'failed', { emailStatus: 'failed', emailSentAt: iso(T) }, `rec_1:failed:${T}`, undefined],
+    ['failed, never sent: one per certificate', 'failed', { emailStatus: 'failed', emailSentAt: null }, 'rec_1:failed', undefined],
   ])('%s', (_name, event, over, key, at) => {
     const o = occurrence(event, rec(1, over), 0);
     expect([o.key, o.at, o.created]).toEqual([key, at, T + 1000]);
@@ -41,6 +30,7 @@ describe('occurrence: what a listed certificate stands for', () => {
     ['no createdAt', 'issued', { createdAt: undefined as unknown as string }, /item 3\) .*createdAt/],
     ['a createdAt that is no time', 'issued', { createdAt: 'yesterday' }, /createdAt/],
     ['a sent item whose emailSentAt is no time', 'sent', { emailSentAt: 'soon' }, /emailSentAt/],
+    ['a sent item without emailSentAt', 'sent', { emailSentAt: null }, /emailSentAt/],
   ])('an unreadable time makes the list unreadable: %s', (_name, event, over, message) => {
     const error = (() => {
       try {
@@ -101,9 +91,6 @@ describe('judge: new, noted, or skipped', () => {
     ['later polls of the first walk note what may have existed', occ('a', T, T + 999), { quiet: T + 1000 }, 'note'],
     ['and emit what was stamped after', occ('a', T, T + 1000), { quiet: T + 1000 }, 'new'],
     ['no time during the first walk: noted', occ('a:failed', T), { quiet: T + 1000 }, 'note'],
-    ['the previous version had seen it: noted', occ('a', T), { legacy: { ids: new Set(['a']) } }, 'note'],
-    ['the previous version had not, but it is below that page: noted', occ('a', T), { legacy: { ids: new Set(), floor: T + 1 } }, 'note'],
-    ['the previous version had not seen it: new', occ('a', T + 2), { legacy: { ids: new Set(['rec_9']), floor: T + 1 } }, 'new'],
   ])('%s', (_name, o, j, verdict) => {
     expect(judge(o, { ...base, ...j })).toBe(verdict);
   });
@@ -140,6 +127,7 @@ describe('readState: a stored state, checked field by field', () => {
     ['not an object', 'x', 'state'],
     ['a list', [], 'state'],
     ['an unknown version', { v: 3, known: [] }, 'state.v'],
+    ['no version (nothing before v2 was published)', { known: [] }, 'state.v'],
     ['known not pairs', { v: 2, known: ['rec_1'] }, 'state.known'],
     ['known with a bad time', { v: 2, known: [['rec_1', 'soon']] }, 'state.known'],
     ['too many known', { v: 2, known: Array.from({ length: MAX_KNOWN + 1 }, (_, i) => [`k${i}`, 1]) }, 'state.known'],
@@ -149,16 +137,10 @@ describe('readState: a stored state, checked field by field', () => {
     ['a walk with a bad time', { v: 2, known: [], walk: { since: 'now' } }, 'state.walk'],
     ['a walk with a bad from', { v: 2, known: [], walk: { from: { cursor: 1 } } }, 'state.walk'],
     ['a bad from', { v: 2, known: [], from: { cursor: 7 } }, 'state.from'],
-    ['a bad legacy', { v: 2, known: [], legacy: { ids: 'rec_1' } }, 'state.legacy'],
-    ['previous version: known not ids', { known: 'rec_1' }, 'state.known'],
-    ['previous version: a bad mark', { known: [], mark: 'yesterday' }, 'state.mark'],
-    ['previous version: a bad floor', { known: [], floor: 7 }, 'state.floor'],
-    ['previous version: a bad cursor', { known: [], cursor: 3 }, 'state.cursor'],
-    ['previous version: an unknown order', { known: [], order: 'random' }, 'state.order'],
   ])('%s: an error naming %s', (_name, state, field) => {
     let error: unknown;
     try {
-      readState(state, 'issued');
+      readState(state);
     } catch (e) {
       error = e;
     }
@@ -168,21 +150,10 @@ describe('readState: a stored state, checked field by field', () => {
   });
 
   test('none: undefined (a first poll); a good one as it is', () => {
-    expect(readState(undefined, 'issued')).toBeUndefined();
-    expect(readState(null, 'issued')).toBeUndefined();
+    expect(readState(undefined)).toBeUndefined();
+    expect(readState(null)).toBeUndefined();
     const good = { v: 2, order: 'oldest-first', floor: T, known: [['rec_1', T]], walk: { since: T, at: { cursor: 'c', ids: ['rec_1'] } }, from: { cursor: null } };
-    expect(readState(good, 'issued')).toEqual(good);
-  });
-
-  test("the previous version's issued state: the mark becomes the floor, the ids at it the known keys", () => {
-    const v1 = { order: 'oldest-first', mark: iso(T), known: ['rec_1', 'rec_2'], cursor: 'c9' };
-    expect(readState(v1, 'issued')).toEqual({ v: 2, order: 'oldest-first', floor: T, known: [['rec_1', T], ['rec_2', T]], from: { cursor: 'c9' } });
-    expect(readState({ known: [] }, 'issued')).toEqual({ v: 2, known: [] });
-  });
-
-  test("the previous version's sent/failed state: its page's ids (and floor) kept as legacy until a walk is done", () => {
-    const v1 = { order: 'newest-first', mark: iso(T), known: ['rec_1'], floor: iso(T - 5000) };
-    expect(readState(v1, 'sent')).toEqual({ v: 2, order: 'newest-first', known: [], legacy: { ids: ['rec_1'], floor: T - 5000 } });
+    expect(readState(good)).toEqual(good);
   });
 });
 
@@ -191,7 +162,7 @@ test('a full state stays under 0.7 MB as JSON (n8n saves it with the workflow)',
   const page = { cursor: 'c'.repeat(200), ids: Array.from({ length: 100 }, (_, i) => id(i)) };
   const known = Array.from({ length: MAX_KNOWN }, (_, i) => [`${id(i)}:sent:2026-11-25T10:00:00.000Z`, T + i]);
   const state = { v: 2, order: 'newest-first', floor: T, known, walk: { since: T, at: page, back: page }, from: { cursor: 'c'.repeat(200), back: 'c'.repeat(200) } };
-  expect(readState(state, 'sent')).toBe(state);
+  expect(readState(state)).toBe(state);
   expect(JSON.stringify(state).length).toBeLessThan(700_000);
 });
 

@@ -1,11 +1,11 @@
-// pollCertificates / pollActiveBatches (shared/sdk/src/client/poll.ts) against the sandbox in
+// pollCertificates / pollActiveBatches (shared/sdk/src/poll/) against the sandbox in
 // each list model (order, timestamp precision, cursor kind and lifetime): new certificates and
 // sends once each, newest first, across restarts (the state through JSON); the rows of issue 25
 // about polls; a list that moved under a walk; a refused cursor; the budget; the sent/failed
-// window; states of the previous version; what cannot be read; bad input; all active batches.
+// window; what cannot be read; bad input; all active batches.
 // poll-requests.test.ts measures the requests per poll; poll-property.test.ts checks all of
 // it at random.
-import { CertificateServiceError, type PollEvent, type PollState } from '@certificate-service/sdk/core';
+import { CertificateServiceError, type PollEvent } from '@certificate-service/sdk/core';
 import { DAY, PollWorld, SECOND, type Model } from '../support/poll-world';
 import { KEY } from './helpers';
 import { listServer, type Order } from './poll-list';
@@ -135,7 +135,7 @@ describe('the poll rows of issue 25', () => {
     await world.send(late);
     world.settleMail();
     world.tick(SECOND);
-    expect(ids(await p.poll())).toEqual([`${late}:sent:${world.certificates().find((r) => r.id === late)!.emailSentAt}`]);
+    expect(ids(await p.poll())).toEqual([`${late}:sent:${Date.parse(world.certificates().find((r) => r.id === late)!.emailSentAt!)}`]);
     await world.remove(bulk[50]);
     world.tick(SECOND);
     expect(ids(await p.poll())).toEqual([]);
@@ -339,39 +339,6 @@ describe('remember: false (the host dedupes, as Zapier does)', () => {
   });
 });
 
-describe('states of the previous version carry on', () => {
-  test('issued: its mark and the ids at it become the floor; nothing again, nothing missed', async () => {
-    await world.begin(model({ precision: 's' }));
-    const all = await issueEach(3, { bulk: 5 });
-    const newest = world.certificates().filter((r) => r.createdAt === world.certificates().at(-1)!.createdAt);
-    const v1 = { order: 'newest-first', mark: newest[0].createdAt, known: newest.map((r) => r.id) };
-    const { createClient } = await import('@certificate-service/sdk');
-    const client = createClient({ baseUrl: world.sb.baseUrl, apiKey: world.sb.apiKey! });
-    const fresh = await issueEach(1);
-    const out = await client.pollCertificates({ batchId: world.batchId, event: 'issued', state: v1 as unknown as PollState });
-    expect(out.certificates.map((r) => r.id)).toEqual(fresh);
-    expect(out.state.v).toBe(2);
-    expect(all).toHaveLength(15);
-  });
-
-  test('sent: what its page held is not emitted again; what was sent since is', async () => {
-    await world.begin(model());
-    const bulk = await issueEach(1, { bulk: 5, send: true });
-    const v1 = { order: 'newest-first', mark: world.certificates()[0].createdAt, known: bulk };
-    const [later] = await issueEach(1);
-    await world.send(later);
-    world.settleMail();
-    world.tick(SECOND);
-    const { createClient } = await import('@certificate-service/sdk');
-    const client = createClient({ baseUrl: world.sb.baseUrl, apiKey: world.sb.apiKey! });
-    const out = await client.pollCertificates({ batchId: world.batchId, event: 'sent', state: v1 as unknown as PollState });
-    expect(out.certificates.map((r) => r.id)).toEqual([later]);
-    world.tick(SECOND);
-    const again = await client.pollCertificates({ batchId: world.batchId, event: 'sent', state: out.state });
-    expect([again.certificates, again.state.legacy]).toEqual([[], undefined]);
-  });
-});
-
 describe('an answer that cannot be read is an error, never "nothing new"', () => {
   const cases: [string, (body: Record<string, unknown>) => unknown, RegExp][] = [
     ['an HTML page', () => '<html><body>Sign in</body></html>', /HTML page/],
@@ -422,7 +389,7 @@ describe('bad input: an error naming the field, before any request', () => {
     ['a window of 0 days', { batchId: 'batch_1', event: 'sent', windowDays: 0 }, 'windowDays'],
     ['remember as a string', { batchId: 'batch_1', event: 'sent', remember: 'yes' }, 'remember'],
     ['a damaged state', { batchId: 'batch_1', event: 'issued', state: { v: 2, known: 'rec_1' } }, 'state.known'],
-    ['a damaged state of the previous version', { batchId: 'batch_1', event: 'issued', state: { known: [], mark: 'yesterday' } }, 'state.mark'],
+    ['a state without a version (none before v2 was published)', { batchId: 'batch_1', event: 'issued', state: { known: [], mark: 'yesterday' } }, 'state.v'],
   ])('%s', async (_name, options, field) => {
     const s = listServer('newest-first');
     const error = await s.client.pollCertificates(options as never).catch((e) => e);
@@ -463,7 +430,7 @@ describe.each<Order>(['newest-first', 'oldest-first'])('all active batches (%s)'
 
   test('damaged states are refused by name', async () => {
     const s = listServer(order);
-    await expect(s.client.pollActiveBatches({ event: 'issued', states: { batch_1: { known: 3 } } as never })).rejects.toMatchObject({ field: 'states.batch_1.known' });
+    await expect(s.client.pollActiveBatches({ event: 'issued', states: { batch_1: { v: 2, known: 3 } } as never })).rejects.toMatchObject({ field: 'states.batch_1.known' });
     await expect(s.client.pollActiveBatches({ event: 'issued', states: [] as never })).rejects.toMatchObject({ field: 'states' });
     await expect(s.client.pollActiveBatches({ event: 'opened' as never })).rejects.toMatchObject({ field: 'event' });
     expect(s.requests).toHaveLength(0);

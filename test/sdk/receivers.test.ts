@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
-import { createClient, createReceiver, NotRecordedError, createExpressHandler, createFastifyHandler, createNodeHandler, createWebHandler, fastifyReceiver, signPayload, type DeliveryStore, type ReceiverOptions, type WebhookEvent } from '@certificate-service/sdk';
+import { createClient, createReceiver, NotRawBodyError, NotRecordedError, createExpressHandler, createFastifyHandler, createNodeHandler, createWebHandler, fastifyReceiver, signPayload, type DeliveryStore, type ReceiverOptions, type WebhookEvent } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { freePort } from '../support/net';
 
@@ -108,6 +108,15 @@ const frameworks: Record<string, (options: ReceiverOptions, port?: number) => Pr
   },
 };
 
+/** The fix each framework's receiver names when a parser read the body first. */
+const PARSED_BODY_FIX: Record<string, RegExp> = {
+  'node http': /express\.raw\(\{ type: 'application\/json' \}\)/,
+  express: /express\.raw\(\{ type: 'application\/json' \}\)/,
+  fastify: /app\.register\(fastifyReceiver\(/,
+  hono: /do not read its body/,
+  'Web Request': /do not read its body/,
+};
+
 describe.each(Object.keys(frameworks))('%s receiver', (name) => {
   let events: WebhookEvent[];
   let claimed: string[];
@@ -115,6 +124,7 @@ describe.each(Object.keys(frameworks))('%s receiver', (name) => {
   /** When set, onEvent waits for it (an attempt still being handled). */
   let hold: Promise<void> | undefined;
   let notCertificate: string[];
+  let told: unknown[];
   let h: Harness;
   // An async store, as a Redis- or SQL-backed one would be.
   const store = (): DeliveryStore => {
@@ -136,10 +146,11 @@ describe.each(Object.keys(frameworks))('%s receiver', (name) => {
     failNext = false;
     hold = undefined;
     notCertificate = [];
+    told = [];
     h = await frameworks[name]({
       secret: ['wh_sec_old_secret_000000000', SECRET],
       store: store(),
-      onError: () => {},
+      onError: (error) => void told.push(error),
       onNotCertificate: (envelope, why, deliveryId) => void notCertificate.push(`${deliveryId} ${envelope.type}: ${why}`),
       onEvent: async (event) => {
         if (hold) await hold;
@@ -159,7 +170,7 @@ describe.each(Object.keys(frameworks))('%s receiver', (name) => {
     expect(events.map((e) => [e.id, e.type, e.data.certificateId])).toEqual([['whe_1', 'certificate.issued', 'CERT-2026-000001-0001']]);
     expect(await h.send(h.raw, d.body, d.headers)).toEqual({ status: 200, body: { received: true, duplicate: true } });
     expect(events).toHaveLength(1);
-    expect(claimed).toEqual(['whd_whe_1', 'whd_whe_1']);
+    expect(claimed).toEqual(['rec_1', 'rec_1']);
   });
 
   test('a body a JSON parser already read: 400 NOT_RAW_BODY telling to use the raw body', async () => {
@@ -170,6 +181,11 @@ describe.each(Object.keys(frameworks))('%s receiver', (name) => {
     expect(answer.body.message).toMatch(/raw request body/);
     expect(events).toEqual([]);
     expect(claimed).toEqual([]);
+    // The app's wiring, not the sender: onError is told why it answered 400, with this framework's fix.
+    expect(told).toHaveLength(1);
+    expect(told[0]).toBeInstanceOf(NotRawBodyError);
+    expect((told[0] as Error).message).toMatch(/^Answered 400 NOT_RAW_BODY: the request body was already parsed before the receiver/);
+    expect((told[0] as Error).message).toMatch(PARSED_BODY_FIX[name]);
   });
 
   test.each([
@@ -232,6 +248,71 @@ describe.each(Object.keys(frameworks))('%s receiver', (name) => {
     expect(events).toEqual([]);
     expect(await h.send(h.raw, d.body, d.headers)).toEqual({ status: 200, body: { received: true } });
     expect(events.map((e) => e.type)).toEqual(['certificate.sent']);
+  });
+});
+
+describe('an app-wide express.json() in front of the receiver (the common Express setup)', () => {
+  const appWide = async (options: ReceiverOptions) => {
+    const app = express();
+    app.use(express.json());
+    app.post('/hooks/certificates', createExpressHandler(options));
+    const server = http.createServer(app);
+    return { origin: await listen(server), close: () => closeServer(server) };
+  };
+
+  test('every delivery answers 400 NOT_RAW_BODY, and a custom onError is told why and how to fix it', async () => {
+    const told: unknown[] = [];
+    const events: WebhookEvent[] = [];
+    const { origin, close } = await appWide({ secret: SECRET, onEvent: (e) => void events.push(e), onError: (error, event) => void told.push([error, event]) });
+    try {
+      const d = delivery();
+      const res = await fetch(`${origin}/hooks/certificates`, { method: 'POST', body: d.body, headers: d.headers });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'NOT_RAW_BODY' });
+      expect(told).toHaveLength(1);
+      const [error, event] = told[0] as [Error, unknown];
+      expect(error).toBeInstanceOf(NotRawBodyError);
+      expect(error.message).toBe(
+        "Answered 400 NOT_RAW_BODY: the request body was already parsed before the receiver, so its signature cannot be checked (it covers the exact bytes sent). In Express, give this route express.raw({ type: 'application/json' }) before the receiver, and keep an app-wide express.json() off it (register it after this route, or skip this path).",
+      );
+      expect(event).toBeUndefined();
+      expect(events).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  test('with the default onError, console.error says it (never the body or the secret)', async () => {
+    const error = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const { origin, close } = await appWide({ secret: SECRET, onEvent: () => {} });
+    try {
+      const d = delivery();
+      expect((await fetch(`${origin}/hooks/certificates`, { method: 'POST', body: d.body, headers: d.headers })).status).toBe(400);
+      expect(error).toHaveBeenCalledTimes(1);
+      const printed = error.mock.calls[0].map((a) => (a instanceof Error ? a.message : String(a))).join(' ');
+      expect(printed).toMatch(/^Certificate Service receiver: Answered 400 NOT_RAW_BODY: .*express\.raw\(\{ type: 'application\/json' \}\)/);
+      expect(printed).not.toContain(SECRET);
+      expect(printed).not.toContain('ada@example.com');
+    } finally {
+      error.mockRestore();
+      await close();
+    }
+  });
+
+  test('the fix works: express.raw on the route, registered before the app-wide express.json()', async () => {
+    const events: WebhookEvent[] = [];
+    const app = express();
+    app.post('/hooks/certificates', express.raw({ type: 'application/json' }), createExpressHandler({ secret: SECRET, onEvent: (e) => void events.push(e), onError: (e) => { throw e; } }));
+    app.use(express.json());
+    const server = http.createServer(app);
+    const origin = await listen(server);
+    try {
+      const d = delivery();
+      expect((await fetch(`${origin}/hooks/certificates`, { method: 'POST', body: d.body, headers: d.headers })).status).toBe(200);
+      expect(events).toHaveLength(1);
+    } finally {
+      await closeServer(server);
+    }
   });
 });
 

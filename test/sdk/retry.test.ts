@@ -71,7 +71,7 @@ test('bulk issue after a reset: no retry, every item of that call is outcome unk
   const items = Array.from({ length: 150 }, (_, i) => ({ batchId: 'b1', name: `P${i}`, email: `p${i}@example.com` }));
   const second = Array.from({ length: 50 }, (_, i) => ({ id: `rec_${i}`, certificateId: `CERT-2026-1-${i}` }));
   const s = scripted([netError('ECONNRESET'), reply(201, { data: second })]);
-  const out = await s.client.issueMany(items, { skipExisting: false });
+  const out = await s.client.issueMany(items, { skipExisting: false, variables: false });
   expect(s.requests).toHaveLength(2);
   expect(out.slice(0, 100).every((o) => !o.ok && o.error.outcomeUnknown)).toBe(true);
   expect(!out[7].ok && out[7].error.message).toContain('p7@example.com');
@@ -115,7 +115,7 @@ describe("a transport's own error (not a network failure)", () => {
 
   test('on an issue call its outcome is unknown, and it is not repeated', async () => {
     const s = scripted([new HostLimitError('boom')]);
-    const outcomes = await s.client.issueMany([{ batchId: 'b1', name: 'A', email: 'a@example.com' }], { skipExisting: false });
+    const outcomes = await s.client.issueMany([{ batchId: 'b1', name: 'A', email: 'a@example.com' }], { skipExisting: false, variables: false });
     expect(outcomes[0]).toMatchObject({ kind: 'unknown', error: { code: 'TRANSPORT_ERROR', phase: 'transport', outcomeUnknown: true } });
     expect(s.requests).toHaveLength(1);
   });
@@ -139,11 +139,11 @@ describe('a base URL where nothing answers fails fast, saying so', () => {
 
   test('an issue call that could not connect was not sent: its outcome is known, and it is tried again', async () => {
     const s = scripted([netError('ECONNREFUSED'), reply(201, recipient(0))]);
-    const outcomes = await s.client.issueMany([{ batchId: 'b1', name: 'A', email: 'a@example.com' }], { skipExisting: false });
+    const outcomes = await s.client.issueMany([{ batchId: 'b1', name: 'A', email: 'a@example.com' }], { skipExisting: false, variables: false });
     expect(outcomes[0]).toMatchObject({ kind: 'issued' });
     expect(s.requests).toHaveLength(2);
     const refused = scripted(Array.from({ length: 3 }, () => netError('ECONNREFUSED')));
-    const [failed] = await refused.client.issueMany([{ batchId: 'b1', name: 'A', email: 'a@example.com' }], { skipExisting: false });
+    const [failed] = await refused.client.issueMany([{ batchId: 'b1', name: 'A', email: 'a@example.com' }], { skipExisting: false, variables: false });
     expect(failed).toMatchObject({ kind: 'failed', error: { code: 'NETWORK_ERROR', outcomeUnknown: false } });
   });
 });

@@ -7,7 +7,7 @@ import zapier, { type Bundle, type ZObject } from 'zapier-platform-core';
 import type { IDataObject } from 'n8n-workflow';
 import { createSandbox, type CursorExpiry, type CursorKind, type RecipientOrder, type Sandbox, type TimestampPrecision } from '@certificate-service/sandbox';
 import { Api } from '@certificate-service/sandbox/testing';
-import { createClient } from '@certificate-service/sdk';
+import { createClient, memoryStore } from '@certificate-service/sdk';
 import type { PollEvent, PollState, Recipient } from '@certificate-service/sdk/core';
 import { CertificateServicePollTrigger } from '../../n8n/nodes/CertificateServicePollTrigger/CertificateServicePollTrigger.node';
 import App from '../../zapier/src';
@@ -24,7 +24,7 @@ export const DEFAULT_MODEL: Model = { order: 'newest-first', precision: 'ms', cu
 export const SECOND = 1000;
 export const DAY = 24 * 60 * 60 * 1000;
 
-/** What happened, as the service holds it: one entry per occurrence key (see poll-rules occurrenceKey). */
+/** What happened, as the service holds it: one entry per occurrence key (see poll/occurrence.ts occurrenceKey). */
 export interface Truth {
   key: string;
   event: PollEvent;
@@ -131,7 +131,7 @@ export class PollWorld {
 
   /**
    * Records every occurrence the service now holds that it did not hold at the last look. A
-   * failure has one key per certificate: failing again after a re-send is the same key, at the
+   * failure has one key per successful send (none: one per certificate): failing again after a re-send is the same key, at the
    * time of the latest failure.
    */
   observe(): void {
@@ -142,9 +142,9 @@ export class PollWorld {
         now.add(key);
         if (!this.truth.has(key) || !this.held.has(key)) this.truth.set(key, { key, event, id: r.id, created, at, seenAt: this.now });
       };
-      add('issued', r.id, created);
-      if (r.emailStatus === 'sent' && r.emailSentAt) add('sent', `${r.id}:sent:${r.emailSentAt}`, Date.parse(r.emailSentAt));
-      if (r.emailStatus === 'failed') add('failed', `${r.id}:failed`, this.now);
+      add('issued', keyOf('issued', r), created);
+      if (r.emailStatus === 'sent' && r.emailSentAt) add('sent', keyOf('sent', r), Date.parse(r.emailSentAt));
+      if (r.emailStatus === 'failed') add('failed', keyOf('failed', r), this.now);
     }
     this.held = now;
   }
@@ -153,11 +153,28 @@ export class PollWorld {
   present(event: PollEvent): Set<string> {
     const keys = new Set<string>();
     for (const r of this.certificates()) {
-      if (event === 'issued') keys.add(r.id);
-      if (event === 'sent' && r.emailStatus === 'sent' && r.emailSentAt) keys.add(`${r.id}:sent:${r.emailSentAt}`);
-      if (event === 'failed' && r.emailStatus === 'failed') keys.add(`${r.id}:failed`);
+      if (event === 'issued') keys.add(keyOf('issued', r));
+      if (event === 'sent' && r.emailStatus === 'sent' && r.emailSentAt) keys.add(keyOf('sent', r));
+      if (event === 'failed' && r.emailStatus === 'failed') keys.add(keyOf('failed', r));
     }
     return keys;
+  }
+
+  /**
+   * The SDK's recoverEvents over this batch from `since`, into a store that already holds
+   * `claimed` (what a receiver ran before): the keys it ran, in the order it ran them.
+   */
+  async recover(event: PollEvent, since: number, claimed: Iterable<string>): Promise<{ ran: string[]; requests: number }> {
+    const client = createClient({ baseUrl: this.sb.baseUrl, apiKey: this.sb.apiKey! });
+    const store = memoryStore(1_000_000);
+    for (const key of claimed) {
+      store.claim(key);
+      store.settle(key, true);
+    }
+    const ran: string[] = [];
+    const result = await client.recoverEvents({ since, store, events: [event], batches: [this.batchId], onEvent: (e) => void ran.push(keyOf(event, e.data)) });
+    if (result.ran !== ran.length) throw new Error(`recoverEvents said it ran ${result.ran}, onEvent saw ${ran.length}`);
+    return { ran, requests: result.requests };
   }
 
   // --- The pollers -------------------------------------------------------------------------
@@ -242,8 +259,14 @@ function dedupe() {
   };
 }
 
-function keyOf(event: PollEvent, r: Recipient): string {
-  return event === 'issued' ? r.id : event === 'sent' ? `${r.id}:sent:${r.emailSentAt ?? ''}` : `${r.id}:failed`;
+/**
+ * The occurrence keys as the issue states them, written here apart from the SDK's: issued
+ * (id, issued) as the id alone; sent (id, sent, emailSentAt in ms); failed (id, failed, the last successful
+ * send in ms, if any): a failure after a resend with no successful send between is the same.
+ */
+export function keyOf(event: PollEvent, r: Pick<Recipient, 'id' | 'emailSentAt'>): string {
+  const sentMs = r.emailSentAt ? `:${Date.parse(r.emailSentAt)}` : '';
+  return event === 'issued' ? r.id : event === 'sent' ? `${r.id}:sent${sentMs}` : `${r.id}:failed${sentMs}`;
 }
 
 function eventTime(event: PollEvent, r: Recipient): string {

@@ -12,6 +12,8 @@ import issueCertificate from '../../zapier/src/creates/issue_certificate';
 import { fakeExecute, rl } from '../n8n/fake-context';
 
 const ISSUED = { id: 'rec_1', certificateId: 'CERT-1', batchId: 'batch_1', name: 'Ada', email: 'ada@example.com', createdAt: '2026-01-01T00:00:00Z' };
+/** The reads before the POST: the design check's (the batch, then its design) and skip-existing's list. */
+const READ = (url: string): unknown => (/\/batches\/batch_1$/.test(url) ? { id: 'batch_1', designId: 'd1' } : /\/designs$/.test(url) ? { data: [{ id: 'd1' }], nextCursor: null } : { data: [], nextCursor: null });
 
 /** `function (file)` for each frame in our packages, outermost first; the test's own frames left out. */
 function walk(stack: string): string[] {
@@ -32,10 +34,10 @@ it('n8n Issue (one item, Skip Emails Already Issued on): from the node to the HT
     params: { resource: 'certificate', operation: 'issue', batch: rl('batch_1'), name: 'Ada', email: 'ada@example.com', specifyData: 'fields', dataFields: {}, skipExisting: true },
   });
   let stack = '';
-  (fake.context.helpers as { httpRequestWithAuthentication: unknown }).httpRequestWithAuthentication = async (_type: string, options: { method: string }) => {
+  (fake.context.helpers as { httpRequestWithAuthentication: unknown }).httpRequestWithAuthentication = async (_type: string, options: { method: string; url: string }) => {
     const issuing = options.method === 'POST';
     if (issuing) stack = new Error().stack ?? '';
-    return { statusCode: issuing ? 201 : 200, headers: {}, body: issuing ? ISSUED : { data: [], nextCursor: null } };
+    return { statusCode: issuing ? 201 : 200, headers: {}, body: issuing ? ISSUED : READ(options.url.split('?')[0]) };
   };
   const [output] = await new CertificateService().execute.call(fake.context);
   expect(output.map((o) => o.json.id)).toEqual(['rec_1']);
@@ -55,10 +57,12 @@ it('n8n Issue (one item, Skip Emails Already Issued on): from the node to the HT
 it('Zapier Issue Certificate: from the perform to the HTTP call', async () => {
   let stack = '';
   const z = {
-    request: async () => {
+    request: async (options: { method: string; url: string }) => {
+      if (options.method !== 'POST') return { status: 200, headers: {}, content: JSON.stringify(READ(options.url.split('?')[0])) };
       stack = new Error().stack ?? '';
       return { status: 201, headers: {}, content: JSON.stringify(ISSUED) };
     },
+    cache: { get: async () => null, set: async () => true },
   };
   const operation = issueCertificate.operation as unknown as { perform: (z: unknown, bundle: unknown) => Promise<{ id: string }> };
   const result = await operation.perform(z, { authData: { apiKey: 'k', baseUrl: 'https://certs.walk.test' }, inputData: { batch_id: 'batch_1', name: 'Ada', email: 'ada@example.com' } });

@@ -1,7 +1,8 @@
 // Every create: the request it sends through the core and what a Zap can map from it.
-import { app, api, caught, recipient, run, setupNock } from './mock-api';
+import { app, api, caught, designCached, recipient, run, setupNock } from './mock-api';
 
 setupNock();
+beforeEach(() => designCached());
 
 const create = <T = Record<string, unknown>>(key: string, inputData: Record<string, unknown>) =>
   run<T>(`creates.${key}.operation.perform`, { inputData });

@@ -3,6 +3,7 @@
 // perform through zapier-platform-core's Lambda handler and its real RPC client, against
 // an in-memory cache service whose set-if-absent is atomic, as Zapier's is
 // (support/zapier-cache-service.ts); core's own local cache ignores nx.
+import { claimKey } from '@certificate-service/sdk/core';
 import { SECRET, app, authData, createAppHandler, delivery, event } from './helpers';
 import { startCacheService, type CacheService, type CacheServiceOptions } from './support/zapier-cache-service';
 
@@ -55,7 +56,8 @@ describe('a delivery that reaches two invocations at once', () => {
     async (key) => {
       const svc = await cache({ rendezvous: true });
       const type = `certificate.${key.split('_')[1]}` as Parameters<typeof event>[0];
-      const copy = () => delivery(event(type), { deliveryId: 'whd_same' });
+      const e = event(type);
+      const copy = () => delivery(e, { deliveryId: 'whd_same' });
       const results = await Promise.all([perform(svc.url, copy(), key), perform(svc.url, copy(), key)]);
       expect(results.map((items) => items.length).sort()).toEqual([0, 1]);
       // Both reads were answered before either write: the worst interleaving happened.
@@ -63,7 +65,8 @@ describe('a delivery that reaches two invocations at once', () => {
       // The claim is one set with nx = true (args: key, value, ttl, scope, nx).
       const sets = svc.calls.filter((c) => c.method === 'zcache_set');
       expect(sets).toHaveLength(2);
-      for (const set of sets) expect(set.params).toEqual(['certsvc:delivery:whs_1:whd_same', expect.any(String), 172800, null, true]);
+      // The claim: the occurrence (viewed, and a send without emailSentAt: the delivery id).
+      for (const set of sets) expect(set.params).toEqual([`certsvc:delivery:whs_1:${claimKey(e, 'whd_same')}`, expect.any(String), 172800, null, true]);
       // Each invocation claims with its own value, so a read-back tells whose claim is stored.
       expect(sets[0].params[1]).not.toBe(sets[1].params[1]);
       expect(logs.join('\n')).toMatch(/whd_same ignored: already processed/);
@@ -73,7 +76,8 @@ describe('a delivery that reaches two invocations at once', () => {
 
   it('ten concurrent copies still emit once, and another delivery id is not held back', async () => {
     const svc = await cache();
-    const copies = Array.from({ length: 10 }, () => perform(svc.url, delivery(event('certificate.issued'), { deliveryId: 'whd_ten' })));
+    const e = event('certificate.issued');
+    const copies = Array.from({ length: 10 }, () => perform(svc.url, delivery(e, { deliveryId: 'whd_ten' })));
     const other = perform(svc.url, delivery(event('certificate.issued'), { deliveryId: 'whd_other' }));
     const [results, otherItems] = await Promise.all([Promise.all(copies), other]);
     expect(results.filter((items) => items.length === 1)).toHaveLength(1);
@@ -94,15 +98,18 @@ describe('a delivery that comes again later', () => {
 describe('when the cache does not hold the claim', () => {
   it('a refused set (Zapier answers false past its cache rate limit) with no key stored still emits', async () => {
     const svc = await cache({ refuseSets: true });
-    expect(await perform(svc.url, delivery(event('certificate.issued'), { deliveryId: 'whd_refused' }))).toHaveLength(1);
+    const e = event('certificate.issued');
+    expect(await perform(svc.url, delivery(e, { deliveryId: 'whd_refused' }))).toHaveLength(1);
     // It read the key back to tell "someone else claimed it" from "nothing was stored".
     expect(svc.calls.map((c) => c.method)).toEqual(['zcache_get', 'zcache_set', 'zcache_get']);
-    expect(logs.join('\n')).toMatch(/whd_refused skipped: the cache did not store the claim/);
+    // The claim of an issued event is its certificate id (claimKey).
+    expect(logs.join('\n')).toMatch(new RegExp(`${e.data.id} skipped: the cache did not store the claim`));
   });
 
   it('a set that stored the claim but answers otherwise (say, "OK") is recognised by its own value', async () => {
     const svc = await cache({ storedAnswer: 'OK', rendezvous: true });
-    const copy = () => delivery(event('certificate.issued'), { deliveryId: 'whd_ok' });
+    const e = event('certificate.issued');
+    const copy = () => delivery(e, { deliveryId: 'whd_ok' });
     const results = await Promise.all([perform(svc.url, copy()), perform(svc.url, copy())]);
     expect(results.map((items) => items.length).sort()).toEqual([0, 1]);
     expect(logs.join('\n')).not.toMatch(/did not store the claim/);

@@ -2,9 +2,10 @@
 // skip paths (Find Certificate by Email, Find or Issue, Issue with skip, bulk with skip) stop
 // with a HaltedError that says what the service returned, and nothing is issued.
 import nock from 'nock';
-import { api, caught, run, setupNock } from './mock-api';
+import { api, caught, designCached, run, setupNock } from './mock-api';
 
 setupNock();
+beforeEach(() => designCached());
 
 const unknownBodies: Array<[string, () => nock.Interceptor, (i: nock.Interceptor) => nock.Scope, RegExp]> = [
   ['{entries: [...]}', () => api().get('/api/v1/batches/batch_1/recipients').query(true), (i) => i.reply(200, { entries: [{ id: 'rec_1', email: 'a@example.com' }] }), /an object with keys "entries"/],

@@ -61,8 +61,10 @@ export function asOutput<T extends object>(item: T): Partial<T> {
   return Object.fromEntries(Object.entries(item).filter(([key, value]) => !(value === null && DATE_KEYS.includes(key)))) as Partial<T>;
 }
 
+let events = 0;
+/** Each event is of a certificate of its own: a certificate event's claim is its occurrence (the certificate id for issued). */
 export function event(type: EventType, data: Partial<WebhookEvent['data']> = {}, id = 'whe_1'): WebhookEvent {
-  return { id, type, createdAt: '2025-06-02T09:16:00.000Z', data: { ...recipient(), ...data } };
+  return { id, type, createdAt: '2025-06-02T09:16:00.000Z', data: { ...recipient(), id: `rec_e${++events}`, ...data } };
 }
 
 /** `x-service-signature` → `Http-X-Service-Signature`: how Zapier hands hook headers to perform. */

@@ -5,9 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { api, app, recipient, run, setupNock } from './mock-api';
+import { api, app, designCached, recipient, run, setupNock } from './mock-api';
 
 setupNock();
+beforeEach(() => designCached());
 
 const APP_DIR = path.resolve(__dirname, '../../zapier');
 const { version } = JSON.parse(fs.readFileSync(path.join(APP_DIR, 'package.json'), 'utf8')) as { version: string };

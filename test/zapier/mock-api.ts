@@ -1,6 +1,8 @@
 // nock for the unit tests: the service API at ORIGIN, with the Bearer key required.
 import nock from 'nock';
-import { API_KEY, ORIGIN } from './helpers';
+import type { DesignVariable } from '@certificate-service/sdk/core';
+import { designCacheKey } from '../../zapier/src/lib/design-check';
+import { API_KEY, ORIGIN, appTester, authData } from './helpers';
 
 export * from './helpers';
 export { setupNock } from '../support/nock';
@@ -11,3 +13,13 @@ export function api(): nock.Scope {
 }
 
 
+
+/**
+ * As if a run in the last five minutes had read these batches' designs: the creates' design
+ * check (issue 33) is then served from z.cache (appTester's, kept between runs), so tests of
+ * other mechanics see only their own requests. test/zapier/design-check.test.ts tests the reads.
+ */
+export function designCached(batchIds: string[] = ['batch_1'], variables: DesignVariable[] = []): void {
+  const cache = (appTester as unknown as { zcacheTestObj: Record<string, string> }).zcacheTestObj;
+  for (const id of batchIds) cache[designCacheKey(authData, id)] = JSON.stringify(variables);
+}

@@ -144,8 +144,9 @@ describe.each(TRIGGERS)('trigger %s', (key, type, emailStatus) => {
   });
 
   it('perform drops a repeated delivery id (at-least-once delivery)', async () => {
-    const first = delivery(event(type), { deliveryId: `whd_dup_${key}` });
-    const again = delivery(event(type), { deliveryId: `whd_dup_${key}` });
+    const e = event(type);
+    const first = delivery(e, { deliveryId: `whd_dup_${key}` });
+    const again = delivery(e, { deliveryId: `whd_dup_${key}` });
     expect(await perform(first)).toHaveLength(1);
     expect(await perform(again)).toEqual([]);
     expect(await perform(delivery(event(type), { deliveryId: `whd_other_${key}` }))).toHaveLength(1);

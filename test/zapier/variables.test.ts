@@ -114,13 +114,13 @@ describe('perform: named fields and the dict become data', () => {
     expect(sb.controls.certificates(batchId)).toHaveLength(0);
   });
 
-  it('issue with only the dict: no extra reads (the service checks)', async () => {
+  it('issue with only the dict: the design is still checked (issue 33), and nothing is sent', async () => {
     const batchId = await batchOf('design_minimal');
     sb.controls.resetCounters();
     const error = await caught(perform('issue_certificate', { batch_id: batchId, name: 'Ada', email: 'ada@example.com', data: { room: 'B2' } }));
     expect(error.name).toBe('HaltedError');
     expect(error.firstLine).toMatch(/data\.course/);
-    expect(sb.controls.counters().requests.byRoute).toEqual({ 'POST /batches/:id/recipients': 1 });
+    expect(sb.controls.counters().requests.byRoute).toEqual({ 'GET /batches/:id': 1, 'GET /designs': 1 });
   });
 
   it('update: a named field sets, an empty one keeps', async () => {

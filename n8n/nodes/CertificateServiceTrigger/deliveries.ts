@@ -3,7 +3,11 @@ import type { IDataObject } from 'n8n-workflow';
 import { DeliveryDeduper, type DeliveryStore } from '@certificate-service/sdk/core';
 import { deliveryMemory } from '../shared/delivery-memory';
 
-/** Delivery ids kept in the node's static data (small: it is saved with the workflow). */
+/**
+ * Claims kept in the node's static data (small: it is saved with the workflow), across restarts,
+ * the last 200. A claim is the occurrence of a certificate event, the delivery id for
+ * `certificate.viewed` (the core's claimKey); `deliveryIds` keeps its name in saved workflows.
+ */
 export const STORED_DELIVERIES = 200;
 
 /*

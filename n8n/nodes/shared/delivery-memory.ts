@@ -1,8 +1,11 @@
 import { memoryStore, type DeliveryStore } from '@certificate-service/sdk/core';
 
 /**
- * Delivery ids kept in this process's memory per node, for the Certificate Service Trigger and
- * for Delivery → Verify alike. Sized for floods, not for steady traffic: a bulk issue of 10,000
+ * Claims kept in this process's memory per node, for the Certificate Service Trigger and for
+ * Delivery → Verify alike: a certificate event's occurrence (`rec_…`, `rec_…:sent:<ms>`,
+ * `rec_…:failed[:<ms>]`), the delivery id for `certificate.viewed` (the core's claimKey), so a
+ * delivery and a recovered copy of it (certsvc events recover) run once. Kept until the process
+ * restarts, the last 20,000 per node. Sized for floods, not for steady traffic: a bulk issue of 10,000
  * with send makes 20,000 deliveries within seconds, and the service retries each one that was
  * answered late (after its 10 s timeout) even though this process had handled it. With 1,000,
  * the retry of one of a flood's first deliveries could come after more than 1,000 others and

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
-import { CertificateServiceError, countOutcomes, outcomeProblems, type IssueOutcome } from '@certificate-service/sdk';
+import { CertificateServiceError, countOutcomes, fileInFlightMarkers, outcomeProblems, type IssueOutcome } from '@certificate-service/sdk';
 import type { Connection } from './connect';
 import type { CsvRow } from './csv-rows';
 import { invalidReason, readIssueInput, type IssueInputFlags } from './issue-input';
@@ -149,6 +149,9 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
       stopOnInvalid: flags.skipInvalid !== true,
       // The design's variables as read once above: the check runs on them, and reads nothing more.
       variables: input.variables,
+      // Emails in flight in another certsvc (or MCP server) on this machine, even one quit with a
+      // second Ctrl-C, are waited for rather than issued again (markers in the state folder).
+      inFlight: fileInFlightMarkers(),
       signal: stop.signal,
       onCall: (indexes) => {
         inFlight = indexes;

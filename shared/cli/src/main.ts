@@ -121,9 +121,12 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
     });
   subscriptions
     .command('test')
-    .description('ask the service to send a sample delivery to the subscription\'s URL')
+    .description('ask the service to send a sample delivery to the subscription\'s URL; says how to see whether it arrived (against the sandbox: the first attempt\'s outcome)')
     .argument('<subscriptionId>', 'e.g. whs_…')
-    .action(async (subscriptionId: string, _o, command: Command) => print(await client(command).testSubscription(subscriptionId)));
+    .action(async (subscriptionId: string, _o, command: Command) => {
+      const { runSubscriptionTest } = await import('./subscriptions-test');
+      result.exitCode = await runSubscriptionTest(subscriptionId, client(command), process.stdout, process.stderr);
+    });
   subscriptions
     .command('list')
     .description('every webhook subscription (id, url, events), as a JSON array')
@@ -180,6 +183,9 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
     .action(async (o: VerifyFlags) => {
       result.exitCode = await runVerify(o, process.stdin, process.stdout, process.env);
     });
+
+  // certsvc events recover (events-recover.ts), loaded here so this file keeps one hunk for it.
+  (require('./events-recover') as typeof import('./events-recover')).registerEvents(cli, result);
 
   return cli;
 }

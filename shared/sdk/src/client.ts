@@ -11,15 +11,17 @@ import * as designs from './client/designs';
 import * as issuing from './issue';
 import type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview } from './issue';
 import * as recipients from './client/recipients';
-import * as poll from './client/poll';
+import * as poll from './poll';
+import * as recover from './recover';
 import * as subscriptions from './client/subscriptions';
-import { getBatchVariables, type BatchVariables } from './variables';
+import { serviceId, type RunContext } from './issue/in-flight';
+import { getBatchVariables, getDesignVariables, type BatchVariables, type DesignVariable } from './variables';
 import type { ActionResult, Batch, BatchChange, Design, EventType, IssueInput, Page, Recipient, RecipientChange, RecipientUpdate, WebhookSubscription, Workspace } from './types';
 
 export type { ListOptions, BatchListOptions } from './client/batches';
 export type { RecipientListOptions } from './client/recipients';
 export type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview, PreviewOutcome } from './issue';
-export type { PollEvent, PollState, PollOptions, PollResult, PollAllOptions, PollAllResult, ListOrder } from './client/poll';
+export type { PollEvent, PollState, PollOptions, PollResult, PollAllOptions, PollAllResult, ListOrder } from './poll';
 export type ClientOptions = RequesterOptions;
 
 /**
@@ -33,12 +35,15 @@ export class CertificateServiceClient {
   readonly #secrets: SecretSet;
   /** The one call path; the resource functions take it as their `Api`. */
   readonly #http: Requester;
+  readonly #run: RunContext;
 
   constructor(options: ClientOptions) {
     this.#secrets = new SecretSet([options.apiKey, ...(options.secrets ?? [])]);
     // A user may paste the key into the Base URL field: the message must not echo it.
     const baseUrl = this.#exitSync(() => normaliseBaseUrl(options.baseUrl));
     this.#http = new Requester({ ...options, baseUrl }, this.#secrets);
+    // The service as issue runs share their holds (issue/in-flight.ts): base URL and a hash of the key.
+    this.#run = { service: serviceId(baseUrl, options.apiKey?.trim() || options.secrets?.[0]), sleep: options.sleep, now: options.now ?? Date.now };
   }
 
   /** The normalised API base URL, ending in /api/v1. */
@@ -151,6 +156,14 @@ export class CertificateServiceClient {
   getBatchVariables(batchId: string): Promise<BatchVariables> {
     return this.#exit(getBatchVariables(this.#http, batchId));
   }
+  /**
+   * What issueMany's design check reads: the variables the batch's design lists ([] when it lists
+   * none), the batch and the designs' pages until its design. A host that caches it (Zapier) passes
+   * it back as the `variables` Map.
+   */
+  getDesignVariables(batchId: string): Promise<DesignVariable[]> {
+    return this.#exit(getDesignVariables(this.#http, batchId));
+  }
 
   // --- Recipients (issued certificates) -----------------------------------------
 
@@ -180,7 +193,7 @@ export class CertificateServiceClient {
    * skip-existing is on unless `skipExisting: false`. The one issue plan: see issue/index.ts.
    */
   issueMany(items: IssueItem[], options?: IssueManyOptions): Promise<IssueOutcome[]> {
-    return this.#exitOutcomes(issuing.issueMany(this.#http, items, this.#exitOptions(options)));
+    return this.#exitOutcomes(issuing.issueMany(this.#http, items, this.#exitOptions(options), this.#run));
   }
   /** What issueMany would do with these items (the same reads), without writing anything. */
   async previewIssue(items: IssueItem[], options?: Omit<IssueManyOptions, 'onCall' | 'onOutcomes' | 'onProgress'>): Promise<IssuePreview> {
@@ -206,7 +219,7 @@ export class CertificateServiceClient {
     return this.#exit(recipients.sendCertificate(this.#http, batchId, recipientId));
   }
 
-  // --- Polling (triggers without a subscription; see client/poll.ts) -------------
+  // --- Polling (triggers without a subscription; see poll/index.ts) -------------
 
   /** The certificates of one batch new since `state` (issued, or by email status), newest first, and the next state. */
   pollCertificates(options: poll.PollOptions): Promise<poll.PollResult> {
@@ -215,6 +228,22 @@ export class CertificateServiceClient {
   /** The same over every active batch, with one state per batch. */
   pollActiveBatches(options: poll.PollAllOptions): Promise<poll.PollAllResult> {
     return this.#exit(poll.pollActiveBatches(this.#http, options));
+  }
+
+  // --- Recovery (events missed past the service's last retry; see recover.ts) ----
+
+  /**
+   * Runs each issued, sent and failed occurrence at or after `since` that `store` has not seen
+   * through the receiver's `onEvent`, marked `recovered: true`. `viewed` cannot be recovered.
+   * Exactly once only against a store that survives restarts and covers the window (fileStore,
+   * or your database). Reads every batch whole: one request per 100 certificates.
+   */
+  recoverEvents(options: recover.RecoverOptions): Promise<recover.RecoverResult> {
+    return this.#exit(recover.recoverEvents(this.#http, options));
+  }
+  /** The occurrences recoverEvents would hand over, oldest first, with their keys and delivery ids; nothing is claimed. */
+  findRecoverableEvents(options: recover.FindOptions): Promise<recover.Found> {
+    return this.#exit(recover.findEvents(this.#http, options));
   }
 
   getCertificate(certificateId: string): Promise<Recipient> {

@@ -24,10 +24,13 @@ export {
   type PollAllResult,
   type ListOrder,
 } from './client';
-export { POLL_EVENTS, POLL_EVENT_TYPES, pollFilter, polledEvent, DEFAULT_BUDGET, DEFAULT_WINDOW_DAYS, MAX_KNOWN } from './client/poll';
+export { POLL_EVENTS, POLL_EVENT_TYPES, pollFilter, polledEvent, occurrenceKey, DEFAULT_BUDGET, DEFAULT_WINDOW_DAYS, MAX_KNOWN } from './poll';
+export { RECOVER_FAILED_WINDOW_DAYS, recoveredIds, type RecoveredEvent, type FindOptions, type Found, type RecoverOptions, type RecoverResult } from './recover';
 export type { RetryOptions } from './retry';
 export type { RateLimitState } from './rate-limit';
 // Issuing: one outcome per item, a union on `kind`; counts and the distinct problems for reports.
+// Issue runs hold their emails (in one process; across processes with markers a host hands in).
+export { DEFAULT_IN_FLIGHT_WAIT_MS, type InFlightMarkers } from './issue/in-flight';
 export { countOutcomes, outcomeProblems, ISSUE_OUTCOME_KINDS, type IssueOutcomeKind, type OutcomeCounts, type OutcomeProblem } from './issue/outcome';
 /** @deprecated in 0.3.0, removed in 0.4.0: the outcome union is now named IssueOutcome (switch on `kind`). */
 export type { IssueOutcome as ItemOutcome } from './issue/outcome';
@@ -91,6 +94,6 @@ export {
   type OtherEnvelope,
 } from './webhooks/verify';
 export { DeliveryDeduper } from './webhooks/dedupe';
-export { handleDelivery, acceptOnly, PENDING_RETRY_AFTER_SECONDS, type DeliveryResult, type HandleOptions } from './webhooks/handle';
+export { handleDelivery, acceptOnly, PENDING_RETRY_AFTER_SECONDS, type DeliveryResult, type HandleOptions, claimKey } from './webhooks/handle';
 export { memoryStore, DEFAULT_PENDING_MS, type ClaimState, type DeliveryStore, type MemoryStoreOptions } from './webhooks/store';
 export { flattenEvent, type FlatEvent } from './webhooks/flatten';

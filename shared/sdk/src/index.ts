@@ -10,7 +10,11 @@ import { createUndiciTransport, type UndiciTransportOptions } from './undici-tra
 export * from './core';
 export * from './receivers';
 export { createFetchTransport, createUndiciTransport, type UndiciTransportOptions };
+export { fileStore, DEFAULT_KEEP_DAYS, type FileStoreOptions } from './file-store';
 export type { PooledTransport } from './undici-transport';
+// Node only (files): the state folder, and in-flight markers that keep a retry in another process from issuing twice.
+export { stateDir } from './state-dir';
+export { fileInFlightMarkers, type FileMarkerOptions } from './in-flight-files';
 
 /** Waits with a plain timer; the core itself takes its `sleep` from the host. */
 export const timerSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -18,6 +18,7 @@ const NETWORK_CODES = new Set([
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
   'ERR_SOCKET_CONNECTION_TIMEOUT',
+  'EPROTO',
 ]);
 
 /**
@@ -28,12 +29,44 @@ const NETWORK_CODES = new Set([
  */
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
 
+/**
+ * The server's TLS certificate was refused (Node's codes, from OpenSSL's verify results): the
+ * handshake stopped before the request was written, so nothing was sent either. A self-signed
+ * certificate (a local or staging service) is the usual one; without this set it read as the
+ * host's HTTP layer failing ("report it").
+ */
+const TLS_CERT_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * Some HTTP stacks (node-fetch 2, under Zapier's z.request) report a failed handshake as
+ * `EPROTO` with OpenSSL's words ("SSL routines:…:packet length too long:"), where Node's own
+ * sockets say `ERR_SSL_PACKET_LENGTH_TOO_LONG`: read back to that code, so both get one hint.
+ */
+function sslCode(code: string, message: unknown): string | undefined {
+  if (code.startsWith('ERR_SSL_')) return code;
+  const reason = code === 'EPROTO' && typeof message === 'string' ? /SSL routines:[^:]*:([^:]+):/.exec(message)?.[1] : undefined;
+  return reason ? `ERR_SSL_${reason.trim().toUpperCase().replace(/\W+/g, '_')}` : undefined;
+}
+
 /** The code of the first cause (hosts wrap them differently) that says no connection was made, if any. */
 export function connectFailure(error: unknown): string | undefined {
   let e: unknown = error;
   for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
-    const { code } = e as { code?: unknown };
-    if (typeof code === 'string' && (CONNECT_CODES.has(code) || code.startsWith('ERR_SSL_'))) return code;
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (CONNECT_CODES.has(code) || TLS_CERT_CODES.has(code))) return code;
+    const ssl = typeof code === 'string' ? sslCode(code, message) : undefined;
+    if (ssl) return ssl;
     if (e instanceof Error && e.name === 'ConnectTimeoutError') return 'UND_ERR_CONNECT_TIMEOUT';
     e = (e as { cause?: unknown }).cause;
   }
@@ -46,7 +79,7 @@ export function classifyNetworkError(error: unknown): 'TIMEOUT' | 'NETWORK_ERROR
   for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
     const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
     if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return 'TIMEOUT';
-    if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('ERR_SSL_'))) return 'NETWORK_ERROR';
+    if (typeof code === 'string' && (NETWORK_CODES.has(code) || TLS_CERT_CODES.has(code) || code.startsWith('ERR_SSL_'))) return 'NETWORK_ERROR';
     if (name === 'TimeoutError' || name === 'AbortError') return 'TIMEOUT';
     if (typeof message === 'string' && /socket hang up|other side closed|fetch failed/i.test(message)) return 'NETWORK_ERROR';
     e = (e as { cause?: unknown }).cause;
@@ -57,7 +90,14 @@ export function classifyNetworkError(error: unknown): 'TIMEOUT' | 'NETWORK_ERROR
 /** A timeout or network failure of `identity`; unless its outcome is known (nothing sent, or safe to repeat), an unknown outcome. */
 export function networkError(kind: 'TIMEOUT' | 'NETWORK_ERROR', cause: unknown, identity: RequestIdentity, baseUrl: string, outcomeKnown: boolean) {
   const connect = connectFailure(cause);
-  const what = connect ? `could not connect to ${new URL(baseUrl).origin}` : kind === 'TIMEOUT' ? 'timed out' : 'failed before a response arrived';
+  const origin = new URL(baseUrl).origin;
+  const what = !connect
+    ? kind === 'TIMEOUT'
+      ? 'timed out'
+      : 'failed before a response arrived'
+    : TLS_CERT_CODES.has(connect)
+      ? `could not connect to ${origin}: its TLS certificate is not trusted here (${connect}: self-signed, expired, for another name, or from a CA this machine does not know)`
+      : `could not connect to ${origin}`;
   // The first line only: OpenSSL's messages end in a newline and a source path.
   const reason = cause instanceof Error ? ` (${cause.message.split('\n')[0].trim()})` : '';
   const error = new CertificateServiceError({

@@ -136,12 +136,28 @@ async function seenInBatch(api: Api, batchId: string): Promise<DesignVariable[]>
  * its design, one page of certificates); nothing is issued.
  */
 export async function getBatchVariables(api: Api, batchId: string): Promise<BatchVariables> {
+  const { batch, designId, variables } = await readDesign(api, batchId);
+  if (variables) return { batchId: batch.id, designId, source: 'design', variables };
+  const seen = await seenInBatch(api, batch.id);
+  return { batchId: batch.id, designId, source: seen.length ? 'seen' : 'none', variables: seen };
+}
+
+/** The batch, then its design's variables (undefined: no design, not listed, or it names none). */
+async function readDesign(api: Api, batchId: string): Promise<{ batch: { id: string }; designId: string; variables?: DesignVariable[] }> {
   const batch = await getBatch(api, batchId);
   const designId = typeof batch.designId === 'string' ? batch.designId : '';
   const design = designId ? await findDesign(api, designId) : { found: false };
-  if (design.variables) return { batchId: batch.id, designId, source: 'design', variables: design.variables };
-  const seen = await seenInBatch(api, batch.id);
-  return { batchId: batch.id, designId, source: seen.length ? 'seen' : 'none', variables: seen };
+  return { batch, designId, variables: design.variables };
+}
+
+/**
+ * What the issue plan checks: the variables the batch's design lists, with `required` as the
+ * design says, or [] when it lists none (only a design can require a variable, so the names
+ * seen in the batch are not read). Two reads or more: the batch, the designs' pages until its
+ * design. A design whose variables cannot be read throws UNEXPECTED_RESPONSE, never [].
+ */
+export async function getDesignVariables(api: Api, batchId: string): Promise<DesignVariable[]> {
+  return (await readDesign(api, batchId)).variables ?? [];
 }
 
 const isEmpty = (v: unknown): boolean => v === undefined || v === null || (typeof v === 'string' && !v.trim());

@@ -61,7 +61,8 @@ describe('the instant trigger in a real n8n (one process, SQLite): pending, clai
 
   /** One attempt of the delivery, as the service makes it (test/support/deliver.ts). */
   const deliver = (deliveryId: string, opts: { abortAfterMs?: number } = {}) =>
-    postDelivery(url, secret, { id: `whe_${deliveryId}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: recipient }, deliveryId, opts);
+    // A certificate per delivery id: the trigger claims the occurrence, so one certificate's deliveries would be duplicates.
+    postDelivery(url, secret, { id: `whe_${deliveryId}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: { ...recipient, id: `${recipient.id}_${deliveryId}` } }, deliveryId, opts);
 
   /** Sends the delivery again while it is answered 503 (pending), as the service's retries would. */
   const deliverOnceSettled = (deliveryId: string) => deliverUntilSettled(() => deliver(deliveryId), 1_000);

@@ -238,7 +238,8 @@ describe('R9: faults in queue mode', () => {
     // Probes: deliveries of our own, to learn which ids the ring gives the victim.
     const probeRecipient = await core.issueCertificate((await core.createBatch({ title: 'R9 probes', designId: 'design_classic' })).id, { name: 'Probe', email: 'probe@example.com' });
     const probes = Array.from({ length: 16 }, (_, i) => ({
-      event: { id: `whe_probe_${i}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: probeRecipient } as unknown as WebhookEvent,
+      // A certificate per probe: the trigger claims the occurrence, not the delivery id.
+      event: { id: `whe_probe_${i}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: { ...probeRecipient, id: `${probeRecipient.id}_${i}` } } as unknown as WebhookEvent,
       deliveryId: `whd_probe_${i}`,
     }));
     const before = await Promise.all(probes.map((p) => deliver(sub.url, sub.secret, p.event, p.deliveryId)));

@@ -52,7 +52,8 @@ describe('the instant trigger in queue mode: pending, claimed, released', () => 
   const heldInserts = () => Number(db(`SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query ILIKE '%execution_entity%'`));
 
   const deliver = (deliveryId: string, opts: { abortAfterMs?: number } = {}) =>
-    postDelivery(url, secret, { id: `whe_${deliveryId}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: recipient }, deliveryId, opts);
+    // A certificate per delivery id: the trigger claims the occurrence, so one certificate's deliveries would be duplicates.
+    postDelivery(url, secret, { id: `whe_${deliveryId}`, type: 'certificate.issued', createdAt: new Date().toISOString(), data: { ...recipient, id: `${recipient.id}_${deliveryId}` } }, deliveryId, opts);
 
   /** Sends the delivery again while it is answered 503 (pending), as the service's retries would. */
   const deliverOnceSettled = (deliveryId: string) => deliverUntilSettled(() => deliver(deliveryId), 500);

@@ -11,14 +11,16 @@
  *     waits for its banner, as a reader waits before pasting on, and stops it by killing its pid.
  * After each README it checks what the blocks made, and that `git status` has not changed.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../support/net';
 import { alive, withDescendants } from '../../support/processes';
+import { NEXT_STEPS } from '../../demo/next-steps';
 import { PLANS } from '../../readme/blocks';
-import { ROOT, shellBlocks, type Fence } from '../../readme/markdown';
+import { fences, ROOT, shellBlocks, type Fence } from '../../readme/markdown';
+import { createSandbox } from '@certificate-service/sandbox';
 import { ensureN8nInstalled, n8nCacheDir, startN8n, type WorkflowJson } from '../n8n/harness';
 
 jest.setTimeout(20 * 60_000);
@@ -139,6 +141,7 @@ afterEach(async () => {
 const CHECKS: Record<string, (s: Session) => Promise<void> | void> = {
   'README.md': async (s) => {
     expect(s.stdout).toContain('All flows passed.'); // npm start
+    expect(s.stdout).toContain(NEXT_STEPS); // … and what to try next
     // npm install's allowScripts warning lists node@24.9.0, and npm still runs scripts on Node 24.
     expect(s.stderr).toMatch(/npm warn install-scripts .*node@/);
     const node = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies.node;
@@ -148,6 +151,15 @@ const CHECKS: Record<string, (s: Session) => Promise<void> | void> = {
     expect(batch).toMatchObject({ title: 'From a clone', designId: 'design_classic', status: 'active' });
     expect(s.stdout).toMatch(/workspaceId: 'ws_demo'/); // the app's `node -e … auth()`
     expect(s.stdout).toContain('\\"title\\":\\"From a clone\\"'); // the MCP server's list_batches (its text content), through the Inspector CLI
+    // The first certificate: `certsvc issue` from examples/learners.csv issued every row, and the
+    // line after it printed the first one's URL, whose page (the sandbox still runs) shows it.
+    const rows = fs.readFileSync(path.join(ROOT, 'examples/learners.csv'), 'utf8').trim().split('\n').length - 1;
+    expect(s.stdout).toMatch(new RegExp(`^\\{"issued":${rows},"skipped":0,"invalid":0,"failed":0,"unknown":0,"notSent":0,"requests":\\d+\\}$`, 'm'));
+    const certUrl = new RegExp(`^http://127\\.0\\.0\\.1:${s.port}/v/\\S+$`, 'm').exec(s.stdout)?.[0];
+    expect(certUrl).toBeDefined();
+    const page = await fetch(certUrl!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Ada Lovelace');
     const nodes = path.join(s.home, '.n8n/nodes/node_modules');
     expect(fs.existsSync(path.join(nodes, 'n8n-nodes-certificate-service/dist/nodes/CertificateService/CertificateService.node.js'))).toBe(true);
     expect(fs.existsSync(path.join(nodes, 'n8n-workflow'))).toBe(false); // --omit=peer
@@ -193,8 +205,29 @@ const CHECKS: Record<string, (s: Session) => Promise<void> | void> = {
     const pattern = shown.map((l) => (l.trim() === '...' ? '(?:.*\\n)*?' : `${l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll('…', '\\S*')}\\n`)).join('');
     expect(s.serverLogs()[0]).toMatch(new RegExp(`^${pattern}`));
   },
-  'shared/sdk/README.md': (s) => {
-    expect(fs.existsSync(path.join(s.fresh, 'certsvc/your-app/node_modules/@certificate-service/sdk/dist/index.js'))).toBe(true);
+  'shared/sdk/README.md': async (s) => {
+    const app = path.join(s.fresh, 'certsvc/your-app');
+    expect(fs.existsSync(path.join(app, 'node_modules/@certificate-service/sdk/dist/index.js'))).toBe(true);
+    // The issue example, saved in that app (made by `npm init -y`) under the name its first line
+    // gives, and run with the reader's node against a sandbox, as the README says.
+    const example = fences('shared/sdk/README.md').find((f) => f.key === 'shared/sdk/README.md › Issue certificates' && f.lang === 'js')!.text;
+    const name = /^\/\/ ([\w.-]+)$/.exec(example.split('\n')[0])?.[1];
+    expect(name).toMatch(/\.m?js$/);
+    fs.writeFileSync(path.join(app, name!), example);
+    const sandbox = await createSandbox({ rateLimit: false });
+    cleanups.push(() => sandbox.close());
+    // Asynchronously: the sandbox answers from this process.
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile('node', [name!], { cwd: app, env: { ...readerEnv(s.home), CERTSVC_BASE_URL: sandbox.baseUrl, CERTSVC_API_KEY: sandbox.apiKey! } }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(run.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(/^ada@example\.com: issued CERT-\d{4}-\d{6}-\d{4}$/),
+      expect.stringMatching(/^alan@example\.com: issued CERT-\d{4}-\d{6}-\d{4}$/),
+      '2 issued, 0 already issued, 0 not issued',
+    ]);
   },
   'test/bench/README.md': (s) => {
     expect(s.stdout).toMatch(/^\| P1 \| /m);

@@ -1,7 +1,8 @@
 import { defineCreate } from 'zapier-platform-core';
 import { withClient } from '../lib/client';
 import { batchField, emailField, flag, nameField, sendField, text } from '../lib/inputs';
-import { combinedData, loadVariableFields, usesNamedVariables } from '../lib/variables';
+import { combinedData, loadVariableFields } from '../lib/variables';
+import { designVariables } from '../lib/design-check';
 import { outputItem, RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
 
 export default defineCreate({
@@ -29,15 +30,16 @@ export default defineCreate({
       },
     ],
     // The return type makes a kind of outcome this switch forgets a build error.
-    perform: withClient(async (client, _z, bundle): Promise<Record<string, unknown>> => {
+    perform: withClient(async (client, z, bundle): Promise<Record<string, unknown>> => {
       const { batch_id, name, email, send, skip_existing } = bundle.inputData;
       const item = { batchId: text(batch_id) ?? '', name: text(name) ?? '', email: text(email) ?? '', data: combinedData(bundle.inputData), send: flag(send) ?? false };
       // The core's issue plan, for one item. Skip-existing is off unless asked: it reads the whole
-      // batch on every run (see the README). Never repeated after an unknown outcome.
+      // batch on every run (see the README). The design check is the core's, with the design read
+      // kept in z.cache across runs (design-check.ts). Never repeated after an unknown outcome.
       const [outcome] = await client.issueMany([item], {
         skipExisting: flag(skip_existing) === true,
         stopOnInvalid: true,
-        variables: usesNamedVariables(bundle.inputData) ? 'design' : undefined,
+        variables: await designVariables(z, bundle, client, item.batchId),
       });
       switch (outcome.kind) {
         case 'issued':

@@ -2,7 +2,8 @@ import { defineCreate } from 'zapier-platform-core';
 import { CertificateServiceError, countOutcomes, outcomeProblems, validationError, type IssueItem, type IssueOutcome, type IssueOutcomeKind } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { batchField, dict, flag, sendField, text } from '../lib/inputs';
-import { combinedData, loadVariableFields, usesNamedVariables } from '../lib/variables';
+import { combinedData, loadVariableFields } from '../lib/variables';
+import { designVariables } from '../lib/design-check';
 
 /**
  * Issues a certificate per line item. The core's issueMany validates and normalises every
@@ -107,7 +108,7 @@ export default defineCreate({
           'With **True** (the default), a line whose email (ignoring letter case) already has a certificate in the batch, or appears on an earlier line, is not issued again: it comes back with status `skipped` and the existing certificate. The batch is read once per run. So replaying this step after a failure issues only what is missing.',
       },
     ],
-    perform: withClient(async (client, _z, bundle) => {
+    perform: withClient(async (client, z, bundle) => {
       const { batch_id, recipients, send, skip_existing } = bundle.inputData;
       const lines = (Array.isArray(recipients) ? recipients : []) as Array<Record<string, unknown>>;
       if (lines.length === 0) throw validationError('recipients', 'add at least one line with a name and an email');
@@ -122,12 +123,12 @@ export default defineCreate({
         email: text(line.email) ?? '',
         data: dict(line.data_json) as IssueItem['data'],
       }));
-      // With named variable fields, the core reads the design's variables and fails a line that
-      // leaves a required one empty (after the shared ones), before any write.
+      // The core's design check fails a line that leaves a required variable empty (after the
+      // shared ones), before any write; the design read is kept in z.cache across runs.
       const outcomes = await client.issueMany(items, {
         data: combinedData(bundle.inputData) as IssueItem['data'],
         skipExisting: flag(skip_existing) ?? true,
-        variables: usesNamedVariables(bundle.inputData) ? 'design' : undefined,
+        variables: await designVariables(z, bundle, client, batchId),
       });
       const results = outcomes.map((outcome, i) => row(i, lines[i], outcome));
       const counts = countOutcomes(outcomes);

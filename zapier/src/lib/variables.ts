@@ -77,7 +77,8 @@ export function loadVariableFields(options: VariableFieldsOptions = {}) {
 
 /** The named variables given (non-empty), by name. */
 export function namedVariables(inputData: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // No prototype: a variable named `__proto__` is a key like any other, not the object's prototype.
+  const out = Object.create(null) as Record<string, unknown>;
   for (const [key, value] of Object.entries(inputData)) {
     if (key.startsWith(VARIABLE_PREFIX) && key.length > VARIABLE_PREFIX.length && text(value) !== undefined) out[key.slice(VARIABLE_PREFIX.length)] = value;
   }
@@ -107,10 +108,9 @@ export function combinedData(inputData: Record<string, unknown>): Record<string,
 }
 
 /**
- * True when the step uses the named variable fields: the core then reads the design's variables
+ * True when the step uses the named variable fields: Update then reads the design's variables
  * again when the Zap runs (the design may have changed since the Zap was set up, and a mapped
- * value may be empty) and checks them before any request. Steps with only the free-form dict
- * skip those reads; the service still checks.
+ * value may be empty) and checks what it sends before the request.
  */
 export function usesNamedVariables(inputData: Record<string, unknown>): boolean {
   return Object.keys(inputData).some((k) => k.startsWith(VARIABLE_PREFIX));

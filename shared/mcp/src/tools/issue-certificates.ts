@@ -85,8 +85,11 @@ export default defineTool({
     }
 
     // Skip-existing reads the batch again at issue time, so what changed since the preview is skipped too.
+    // The design check is the core's default (it reads the design again at issue time, as
+    // skip-existing reads the batch again); the preview's variables are not reused.
     const outcomes = await client.issueMany(items, {
-      ...options,
+      skipExisting,
+      data,
       signal,
       onProgress: (done, total) => progress(done, total, `${done} of ${total} recipients have an outcome`),
     });

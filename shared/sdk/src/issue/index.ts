@@ -8,6 +8,7 @@ import { assembleOutcomes } from './assemble';
 import { notSent, refusedEarlier, type IssueOutcome } from './outcome';
 import { noReads, planCalls, planItems, type CallPlan, type IssueCall, type IssueItem, type ValidRecipient } from './plan';
 import { readBatches } from './read';
+import { RunHolds, type InFlightMarkers, type RunContext } from './in-flight';
 
 // Issuing: one plan for every host (the n8n node, the Zapier app, the CLI, the MCP server, SDK
 // users): plan → read → plan the calls → send → assemble. The steps that only decide are their
@@ -15,6 +16,7 @@ import { readBatches } from './read';
 
 export type { IssueItem } from './plan';
 export type { IssueOutcome } from './outcome';
+export { DEFAULT_IN_FLIGHT_WAIT_MS, type InFlightMarkers, type RunContext } from './in-flight';
 
 /** Options of {@link issueMany}. */
 export interface IssueManyOptions {
@@ -38,10 +40,15 @@ export interface IssueManyOptions {
   stopOnError?: boolean;
   /**
    * The design's variables, checked before any write: an item that leaves a required one empty
-   * (after the shared `data` is merged in) ends `invalid`, naming `data.<name>`. `'design'`: the
-   * core reads each batch's design once (two or three reads a batch); or pass them in, by batch id.
+   * (after the shared `data` is merged in) or missing ends `invalid`, naming `data.<name>`, and is
+   * never sent. Default (`'design'`, its explicit spelling): each batch's design is read once per
+   * run, the batch and then the designs' pages until its design (two reads for a short list); a
+   * design that lists no variables requires none; a read that fails, or a design whose variables
+   * cannot be read, holds the batch's items back (`unreadBatch`). A Map, by batch id: the
+   * variables the caller already holds count as the check for those batches (the others are
+   * read). `false`: no check here, which saves those reads per batch; the service still checks.
    */
-  variables?: 'design' | ReadonlyMap<string, ReadonlyArray<DesignVariable>>;
+  variables?: 'design' | false | ReadonlyMap<string, ReadonlyArray<DesignVariable>>;
   /** Once the calls are planned and after each call: items with an outcome so far, of `total`. */
   onProgress?: (done: number, total: number) => void;
   /** Before each call: the input indexes it carries (they are "in flight" until it settles). */
@@ -53,17 +60,34 @@ export interface IssueManyOptions {
    * or sent; the items not sent end `notSent` (`cancelled`).
    */
   signal?: AbortSignal;
+  /**
+   * With skip-existing, runs in this process against the same batch of the same service never
+   * issue one email twice: a run waits for the emails another holds (planned or in flight) and
+   * skips those issued there. `inFlight` extends that across processes (the SDK's
+   * `fileInFlightMarkers()`, in the state folder). See in-flight.ts.
+   */
+  inFlight?: InFlightMarkers;
+  /** How long to wait for another run's emails before they end `unknown` (default 30,000 ms, the default request timeout). */
+  inFlightWaitMs?: number;
 }
 
 /** Steps 1 to 3: what would become of each item, with the reads it needs and no write. */
-async function planIssue(api: Api, items: readonly IssueItem[], options: IssueManyOptions): Promise<{ total: number; plan: CallPlan }> {
+async function planIssue(api: Api, items: readonly IssueItem[], options: IssueManyOptions, holds?: RunHolds): Promise<{ total: number; plan: CallPlan }> {
   const skipExisting = options.skipExisting !== false;
-  const itemPlan = planItems(items, options.data);
-  const callOptions = { skipExisting, stopOnInvalid: options.stopOnInvalid, bulk: options.bulk, variables: options.variables instanceof Map ? byTrimmedId(options.variables) : undefined };
+  let itemPlan = planItems(items, options.data);
+  const held = options.variables instanceof Map ? byTrimmedId(options.variables) : undefined;
+  const callOptions = { skipExisting, stopOnInvalid: options.stopOnInvalid, bulk: options.bulk, variables: held };
   // An invalid item with stopOnInvalid: nothing will be sent, so nothing is read either.
   if (options.stopOnInvalid && itemPlan.invalid.size > 0) return { total: itemPlan.total, plan: planCalls(itemPlan, noReads(), { ...callOptions, skipExisting: false }) };
-  const reads = await readBatches(api, itemPlan.batchIds, { skipExisting, designVariables: options.variables === 'design', signal: options.signal });
+  // Before the reads: the emails other runs hold are waited for, so what they issue is read (or skipped).
+  const byOthers = holds ? await holds.take(itemPlan.items) : new Map<number, IssueOutcome>();
+  if (byOthers.size) {
+    const rest = itemPlan.items.filter((item) => !byOthers.has(item.index));
+    itemPlan = { ...itemPlan, items: rest, batchIds: itemPlan.batchIds.filter((id) => rest.some((item) => item.batchId === id)) };
+  }
+  const reads = await readBatches(api, itemPlan.batchIds, { skipExisting, designVariables: (batchId) => options.variables !== false && !held?.has(batchId), signal: options.signal });
   const plan = planCalls(itemPlan, reads, callOptions);
+  for (const [index, outcome] of byOthers) plan.decided.set(index, outcome);
   if (options.signal?.aborted) cancelUnsent(plan);
   return { total: itemPlan.total, plan };
 }
@@ -84,33 +108,42 @@ function cancelUnsent(plan: CallPlan): void {
 /**
  * Issues any number of certificates, every item ending with an outcome (see IssueOutcome):
  * 1. plan: each item checked and normalised once (batch id trimmed, email keyed, variables merged);
- * 2. read: each batch once, for skip-existing (on by default) and, when asked, its design's variables;
+ * 2. read: each batch once, for its design's variables and for skip-existing (both on by default);
  * 3. plan the calls: skipped, invalid and held-back items decided; the rest grouped per batch and
  *    send flag, in input order, into bulk calls of at most 100;
  * 4. send: each call once (never repeated after an unknown outcome); a batch- or key-level
  *    refusal holds back the later calls it would refuse too;
  * 5. assemble: one outcome per item, in input order.
  */
-export async function issueMany(api: Api, items: readonly IssueItem[], options: IssueManyOptions = {}): Promise<IssueOutcome[]> {
-  const { total, plan } = await planIssue(api, items, options);
-  let done = plan.decided.size;
-  options.onOutcomes?.([...plan.decided]);
-  options.onProgress?.(done, total);
-  const sent = await sendCalls(api, plan.calls, {
-    stopOnError: options.stopOnError,
-    signal: options.signal,
-    onCall: options.onCall,
-    onSettled: (settled) => {
-      options.onOutcomes?.(settled);
-      options.onProgress?.((done += settled.length), total);
-    },
-  });
-  const outcomes = assembleOutcomes(total, plan, sent);
-  if (plan.repeats.length) {
-    options.onOutcomes?.(plan.repeats.map(([index]) => [index, outcomes[index]]));
-    options.onProgress?.(total, total);
+export async function issueMany(api: Api, items: readonly IssueItem[], options: IssueManyOptions = {}, context?: RunContext): Promise<IssueOutcome[]> {
+  // The emails of this run are held from before its reads until their outcomes are known (in-flight.ts).
+  const holds = context && options.skipExisting !== false ? new RunHolds(context, { markers: options.inFlight, signal: options.signal, waitMs: options.inFlightWaitMs }) : undefined;
+  try {
+    const { total, plan } = await planIssue(api, items, options, holds);
+    await holds?.settle([...plan.decided]);
+    let done = plan.decided.size;
+    options.onOutcomes?.([...plan.decided]);
+    options.onProgress?.(done, total);
+    const sent = await sendCalls(api, plan.calls, {
+      stopOnError: options.stopOnError,
+      signal: options.signal,
+      onCall: options.onCall,
+      beforeCall: holds && ((indexes) => holds.sending(indexes)),
+      onSettled: async (settled) => {
+        await holds?.settle(settled);
+        options.onOutcomes?.(settled);
+        options.onProgress?.((done += settled.length), total);
+      },
+    });
+    const outcomes = assembleOutcomes(total, plan, sent);
+    if (plan.repeats.length) {
+      options.onOutcomes?.(plan.repeats.map(([index]) => [index, outcomes[index]]));
+      options.onProgress?.(total, total);
+    }
+    return outcomes;
+  } finally {
+    await holds?.releaseAll();
   }
-  return outcomes;
 }
 
 /** What `issueMany` would do with these items, after the same reads, without writing anything. */
@@ -165,8 +198,10 @@ interface SendOptions {
   signal?: AbortSignal;
   /** Before each call: the input indexes it carries. */
   onCall?: (indexes: number[]) => void;
-  /** After each call (or held-back call): the outcomes it settled. */
-  onSettled?: (settled: Array<[index: number, outcome: IssueOutcome]>) => void;
+  /** Before each call is sent, awaited (the run's in-flight markers say "sent"). */
+  beforeCall?: (indexes: number[]) => Promise<void>;
+  /** After each call (or held-back call): the outcomes it settled (awaited). */
+  onSettled?: (settled: Array<[index: number, outcome: IssueOutcome]>) => unknown;
 }
 
 /**
@@ -201,6 +236,7 @@ export async function sendCalls(api: Api, calls: IssueCall[], options: SendOptio
     else if (refusal) results = call.items.map((item) => refusedEarlier(item.recipient.email, refusal));
     else {
       options.onCall?.(indexes);
+      await options.beforeCall?.(indexes);
       const recipients = call.items.map((item) => item.recipient);
       const { spec, decode } = issueRequest({ batchId: call.batchId, send: call.send, recipients });
       try {
@@ -216,7 +252,7 @@ export async function sendCalls(api: Api, calls: IssueCall[], options: SendOptio
       if (options.stopOnError) stoppedAt = indexes.find((_, j) => !results[j].ok);
     }
     indexes.forEach((index, j) => out.set(index, results[j]));
-    options.onSettled?.(indexes.map((index, j) => [index, results[j]]));
+    await options.onSettled?.(indexes.map((index, j) => [index, results[j]]));
   }
   return out;
 }

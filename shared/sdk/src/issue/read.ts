@@ -1,14 +1,14 @@
 import type { Api } from '../client/api';
 import { recipientsByEmail } from '../client/recipients';
 import { CertificateServiceError } from '../errors';
-import { getBatchVariables } from '../variables';
+import { getDesignVariables } from '../variables';
 import { noReads, type BatchReads } from './plan';
 
 export interface ReadOptions {
   /** Read each batch's certificates (100 a page) to skip the emails it already has. */
   skipExisting: boolean;
-  /** Read each batch's design variables to check required ones before any write. */
-  designVariables: boolean;
+  /** The batches whose design's variables are read, to check required ones before any write. */
+  designVariables: (batchId: string) => boolean;
   signal?: AbortSignal;
 }
 
@@ -22,9 +22,7 @@ export async function readBatches(api: Api, batchIds: readonly string[], options
   for (const batchId of batchIds) {
     if (options.signal?.aborted) break;
     try {
-      if (options.designVariables) {
-        reads.variables.set(batchId, (await getBatchVariables(api, batchId)).variables);
-      }
+      if (options.designVariables(batchId)) reads.variables.set(batchId, await getDesignVariables(api, batchId));
     } catch (error) {
       if (!(error instanceof CertificateServiceError)) throw error;
       reads.failed.set(batchId, { error, purpose: 'variables' });

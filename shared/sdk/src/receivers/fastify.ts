@@ -1,4 +1,4 @@
-import { createReceiver, type ReceiverOptions } from './receive';
+import { receiverWith, type ReceiverOptions } from './receive';
 
 // Structural types: the SDK does not depend on fastify; a real FastifyInstance fits these.
 interface FastifyRequestLike {
@@ -26,7 +26,7 @@ interface FastifyLike {
  * `fastifyReceiver`). Behind Fastify's default JSON parser it answers 400 NOT_RAW_BODY.
  */
 export function createFastifyHandler(options: ReceiverOptions): FastifyHandler {
-  const receive = createReceiver(options);
+  const receive = receiverWith(options, "In Fastify, register the receiver as a plugin, app.register(fastifyReceiver({ secret, onEvent }), { prefix: '/hooks/certificates' }): it keeps bodies raw in its own scope.");
   return async (request, reply) => {
     const answer = await receive(request.body, request.headers);
     return reply.code(answer.status).headers(answer.headers ?? {}).send(answer.body);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createReceiver, type ReceiverOptions } from './receive';
+import { receiverWith, type ReceiverOptions } from './receive';
 
 /** Node's request, as Express hands it on too: `body` is set when a body parser ran. */
 export type NodeRequestLike = IncomingMessage & { body?: unknown };
@@ -13,10 +13,14 @@ export interface NodeReceiverOptions extends ReceiverOptions {
  * A handler for `http.createServer` and, unchanged, an Express route handler:
  * `app.post('/hooks', express.raw({ type: 'application/json' }), createExpressHandler({ secret, onEvent }))`.
  * It reads the raw body from the stream, or takes the Buffer `express.raw` left in `req.body`;
- * a body `express.json()` already parsed is answered 400 NOT_RAW_BODY.
+ * a body `express.json()` already parsed is answered 400 NOT_RAW_BODY, and `onError` is told
+ * why, with the fix.
  */
 export function createNodeHandler(options: NodeReceiverOptions): (req: NodeRequestLike, res: ServerResponse) => Promise<void> {
-  const receive = createReceiver(options);
+  const receive = receiverWith(
+    options,
+    "In Express, give this route express.raw({ type: 'application/json' }) before the receiver, and keep an app-wide express.json() off it (register it after this route, or skip this path).",
+  );
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   return async (req, res) => {
     let raw: unknown;

@@ -27,8 +27,9 @@ export interface ReceiverOptions {
   /** Replay window around the signed timestamp (default 300 s). */
   toleranceSeconds?: number;
   /**
-   * Told about a failed `onEvent` or store (answered 500), or a handled delivery the store could
-   * not record as done (a `NotRecordedError`, answered 200). Default: `console.error`.
+   * Told about a failed `onEvent` or store (answered 500), a handled delivery the store could
+   * not record as done (a `NotRecordedError`, answered 200), or a body a parser had already read
+   * (a `NotRawBodyError`, answered 400: the app's wiring, with the fix). Default: `console.error`.
    */
   onError?: (error: unknown, event: WebhookEvent | undefined) => void;
   /**
@@ -56,6 +57,21 @@ export class NotRecordedError extends Error {
   }
 }
 
+/**
+ * What `onError` is told when a body parser read the delivery before the receiver: every
+ * delivery is then answered 400 NOT_RAW_BODY (the signature covers the exact bytes), and the
+ * sender's log is the only other place that shows it. The message says why and how to fix it.
+ */
+export class NotRawBodyError extends Error {
+  constructor(fix: string) {
+    super(`Answered 400 NOT_RAW_BODY: the request body was already parsed before the receiver, so its signature cannot be checked (it covers the exact bytes sent). ${fix}`);
+    this.name = 'NotRawBodyError';
+  }
+}
+
+/** The fix for a parsed body where the framework is not known. */
+const RAW_BODY_FIX = 'Pass the raw request body (a string or Buffer), exactly as received.';
+
 // A body problem is the sender's or the app's wiring (400); a signature problem is who sent it (401).
 const BAD_REQUEST: VerificationFailure[] = ['MISSING_BODY', 'NOT_RAW_BODY', 'INVALID_PAYLOAD'];
 
@@ -64,6 +80,11 @@ const BAD_REQUEST: VerificationFailure[] = ['MISSING_BODY', 'NOT_RAW_BODY', 'INV
  * signature, claim the delivery id, run `onEvent`, settle the id, and say what to answer.
  */
 export function createReceiver(options: ReceiverOptions): (rawBody: unknown, headers: HeaderBag | undefined) => Promise<ReceiverAnswer> {
+  return receiverWith(options, RAW_BODY_FIX);
+}
+
+/** `createReceiver`, with the framework adapter's own words for the fix of a parsed body. */
+export function receiverWith(options: ReceiverOptions, rawBodyFix: string): (rawBody: unknown, headers: HeaderBag | undefined) => Promise<ReceiverAnswer> {
   const secrets = (typeof options.secret === 'string' || options.secret === undefined ? [options.secret] : [...options.secret]).filter((s): s is string => typeof s === 'string' && s.length > 0);
   if (secrets.length === 0) throw new Error('A receiver needs the subscription\'s signing secret (`secret`, starting with wh_sec_).');
   if (typeof options.onEvent !== 'function') throw new Error('A receiver needs an `onEvent(event, delivery)` function.');
@@ -71,7 +92,7 @@ export function createReceiver(options: ReceiverOptions): (rawBody: unknown, hea
   const onError =
     options.onError ??
     ((error: unknown) =>
-      console.error(error instanceof NotRecordedError ? 'Certificate Service receiver:' : 'Certificate Service receiver: answered 500 so the service retries.', error));
+      console.error(error instanceof NotRecordedError || error instanceof NotRawBodyError ? 'Certificate Service receiver:' : 'Certificate Service receiver: answered 500 so the service retries.', error));
   const onNotCertificate =
     options.onNotCertificate ??
     ((envelope: OtherEnvelope, why: string, deliveryId: string) =>
@@ -85,6 +106,8 @@ export function createReceiver(options: ReceiverOptions): (rawBody: unknown, hea
       const result = await handleDelivery(rawBody, headers, { secrets, store, toleranceSeconds: options.toleranceSeconds });
       switch (result.outcome) {
         case 'rejected':
+          // Not the sender's fault but the app's wiring: say so where the developer looks.
+          if (result.reason === 'NOT_RAW_BODY') onError(new NotRawBodyError(rawBodyFix), undefined);
           return { status: BAD_REQUEST.includes(result.reason) ? 400 : 401, body: { error: result.reason, message: result.message } };
         case 'notCertificate':
           onNotCertificate(result.envelope, result.why, result.deliveryId);

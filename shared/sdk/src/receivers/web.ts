@@ -1,4 +1,4 @@
-import { createReceiver, type ReceiverOptions } from './receive';
+import { receiverWith, type ReceiverOptions } from './receive';
 
 /**
  * A handler on the Web-standard `Request`/`Response`: a Next.js route handler
@@ -7,7 +7,7 @@ import { createReceiver, type ReceiverOptions } from './receive';
  * (`await request.json()`) is answered 400 NOT_RAW_BODY.
  */
 export function createWebHandler(options: ReceiverOptions): (request: Request) => Promise<Response> {
-  const receive = createReceiver(options);
+  const receive = receiverWith(options, 'Pass the request untouched: do not read its body (request.json(), request.text()) before the handler.');
   return async (request) => {
     // A body already read can only have been read as something other than the raw bytes we need.
     const raw = request.bodyUsed ? { alreadyRead: true } : Buffer.from(await request.arrayBuffer());

@@ -1,21 +1,35 @@
 import { getHeader, type HeaderBag } from '../headers';
 import type { WebhookEvent } from '../types';
+import { occurrenceEvent, occurrenceKey } from '../poll/occurrence';
 import { checkSignature, failureMessage, readEnvelope, type OtherEnvelope, type VerificationFailure, type VerifyOptions } from './verify';
 import type { DeliveryStore } from './store';
 
 export interface HandleOptions extends VerifyOptions {
   /** The subscription's signing secret; several while rotating (any one may match). */
   secrets: string | Array<string | undefined | null>;
-  /** Remembers delivery ids; without one, duplicates are not dropped. */
+  /** Remembers claims (claimKey); without one, duplicates are not dropped. */
   store?: DeliveryStore;
   /** Why a verified event is not wanted here (another event type, another batch), or undefined to take it. */
   accept?: (event: WebhookEvent) => string | undefined;
 }
 
 /**
- * What became of a delivery, and what the host answers. `deliveryId` is the idempotency key:
- * `X-Service-Delivery`, else the envelope's id.
- * - `accepted`: run it. The id is now pending in the store: call `settle(true)` once the host
+ * The one key a receiver claims for a certificate event: its occurrence (poll/occurrence.ts),
+ * so a delivery, its retries, the service's copies, a poll and a recovery of the same thing
+ * run once between them, and each delivery takes one place in the store (two claims could
+ * half-fail on a crash, and would halve what a store holds). `certificate.viewed` cannot be
+ * read from a list: it keeps the delivery id, as does a `sent` event without a readable
+ * `emailSentAt`.
+ */
+export function claimKey(event: WebhookEvent, deliveryId: string): string {
+  const kind = occurrenceEvent(event.type);
+  return (kind && event.data && occurrenceKey(kind, event.data)) || deliveryId;
+}
+
+/**
+ * What became of a delivery, and what the host answers. `deliveryId` is `X-Service-Delivery`,
+ * else the envelope's id; `claim` is what the store holds (claimKey).
+ * - `accepted`: run it. The claim is now pending in the store: call `settle(true)` once the host
  *   answered 2xx (it was handled), `settle(false)` when it answered anything else or failed, so
  *   the service's retry runs it. Only the first call counts.
  * - `rejected`: not from the service, or not readable (answer 400/401).
@@ -28,12 +42,12 @@ export interface HandleOptions extends VerifyOptions {
  * - `duplicate`: handled before (answer 2xx, run nothing).
  */
 export type DeliveryResult =
-  | { outcome: 'accepted'; event: WebhookEvent; deliveryId: string; timestamp: number; settle: (ok: boolean) => Promise<void> }
+  | { outcome: 'accepted'; event: WebhookEvent; deliveryId: string; claim: string; timestamp: number; settle: (ok: boolean) => Promise<void> }
   | { outcome: 'rejected'; reason: VerificationFailure; message: string; deliveryId?: string }
   | { outcome: 'notCertificate'; why: string; envelope: OtherEnvelope; deliveryId: string }
   | { outcome: 'filtered'; why: string; event: WebhookEvent; deliveryId: string }
-  | { outcome: 'pending'; event: WebhookEvent; deliveryId: string }
-  | { outcome: 'duplicate'; event: WebhookEvent; deliveryId: string };
+  | { outcome: 'pending'; event: WebhookEvent; deliveryId: string; claim: string }
+  | { outcome: 'duplicate'; event: WebhookEvent; deliveryId: string; claim: string };
 
 /** What a host answers a copy of a delivery that is pending: the service's first retry delay. */
 export const PENDING_RETRY_AFTER_SECONDS = 60;
@@ -45,8 +59,8 @@ export const PENDING_RETRY_AFTER_SECONDS = 60;
  * - Read: a genuine envelope that is not a certificate event is never run as one.
  * - Filter before claiming: a delivery this receiver does not want takes no place in the store
  *   (n8n keeps only 200 ids in static data; Zapier's cache writes are rate limited).
- * - Claim last, with one key: `X-Service-Delivery` (the spec's idempotency key), or the
- *   envelope's id when a delivery lacks the header.
+ * - Claim last, with one key: the occurrence (claimKey), else `X-Service-Delivery` (the
+ *   spec's idempotency key), or the envelope's id when a delivery lacks the header.
  */
 export async function handleDelivery(rawBody: unknown, headers: HeaderBag | null | undefined, options: HandleOptions): Promise<DeliveryResult> {
   const headerId = getHeader(headers, 'X-Service-Delivery');
@@ -61,16 +75,17 @@ export async function handleDelivery(rawBody: unknown, headers: HeaderBag | null
   const why = options.accept?.(event);
   if (why !== undefined) return { outcome: 'filtered', why, event, deliveryId };
   const { store } = options;
-  const state = store ? await store.claim(deliveryId) : 'taken';
-  if (state === 'pending') return { outcome: 'pending', event, deliveryId };
-  if (state === 'done') return { outcome: 'duplicate', event, deliveryId };
+  const claim = claimKey(event, deliveryId);
+  const state = store ? await store.claim(claim) : 'taken';
+  if (state === 'pending') return { outcome: 'pending', event, deliveryId, claim };
+  if (state === 'done') return { outcome: 'duplicate', event, deliveryId, claim };
   let settled = false;
   const settle = async (ok: boolean) => {
     if (settled) return;
     settled = true;
-    await store?.settle(deliveryId, ok);
+    await store?.settle(claim, ok);
   };
-  return { outcome: 'accepted', event, deliveryId, timestamp: signature.timestamp, settle };
+  return { outcome: 'accepted', event, deliveryId, claim, timestamp: signature.timestamp, settle };
 }
 
 /** An `accept` for the usual filters: the event types chosen (none: all) and one batch (empty: all). */

@@ -1,6 +1,8 @@
 /**
- * What a store knows of a delivery id when an attempt claims it (delivery is at-least-once, and
- * every copy and retry carries the same `X-Service-Delivery`):
+ * What a store knows of a claim when an attempt makes it. The claim is the occurrence of a
+ * certificate event (`<certificate id>`, `<id>:sent:<ms>`, `<id>:failed[:<ms>]`), the delivery
+ * id for `certificate.viewed` (handle.ts claimKey): every copy and retry of a delivery, and a
+ * recovery of the same occurrence, makes the same claim.
  * - `taken`: unknown until now. This attempt holds it (it is *pending*) and must settle it.
  * - `pending`: another attempt holds it and has not ended. Its outcome decides, so this copy
  *   starts nothing and is answered 503 with `Retry-After`: the service tries again later and
@@ -10,7 +12,7 @@
 export type ClaimState = 'taken' | 'pending' | 'done';
 
 /**
- * Where a receiver remembers delivery ids: a small state machine per id,
+ * Where a receiver remembers claims: a small state machine per key,
  * free → pending (`claim`) → done (`settle(id, true)`) or free again (`settle(id, false)`).
  * `claim` must be one atomic step (check and record), or two copies arriving at once both take
  * the id. The n8n trigger backs it with its memory and static data, the Zapier trigger with
@@ -41,8 +43,10 @@ export interface MemoryStoreOptions {
 }
 
 /**
- * The default store, in this process's memory: the last `maxSize` ids (oldest dropped first),
- * each pending until a given time or done.
+ * The default store, in this process's memory: the last `maxSize` keys (oldest dropped first),
+ * each pending until a given time or done. It keeps them while the process runs and at most
+ * `maxSize` (default 1,000) at once: a restart forgets them, so recovery against it is exactly
+ * once only within one process's life (fileStore in the Node entry survives restarts).
  */
 export function memoryStore(maxSize = 1000, options: MemoryStoreOptions = {}): DeliveryStore {
   // 0 or NaN would remember nothing (every copy of a delivery would pass), so it is refused.

@@ -92,7 +92,11 @@ function runSettings(context: IExecuteFunctions): { skipExisting: boolean; bulk:
 	return { skipExisting: context.getNodeParameter('skipExisting', 0, true) as boolean, bulk: options.batchRequests !== false };
 }
 
-/** The mapper's variables by batch (the first item of each batch), for the core to check. */
+/**
+ * The mapper's variables by batch (the first item of each batch), for the core to check: they
+ * count as its design check for those batches. The core reads the design of every other batch
+ * (its default), once per run.
+ */
 function variablesByBatch(requests: IssueRequest[]): Map<string, DesignVariable[]> {
 	const map = new Map<string, DesignVariable[]>();
 	for (const r of requests) if (r.variables && !map.has(r.item.batchId)) map.set(r.item.batchId, r.variables);

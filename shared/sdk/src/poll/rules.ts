@@ -1,12 +1,8 @@
-import { endpointName, ENDPOINTS } from './endpoints';
-import { CertificateServiceError } from '../errors';
-import type { Recipient } from '../types';
+import type { Occurrence, PollEvent } from './occurrence';
 
-// The pure rules of a poll (poll.ts does the reading): what one listed certificate stands for,
-// whether it is new, which order the list is in, and how far a read must go. No I/O here.
+// The pure rules of a poll (walk.ts does the reading): whether an occurrence is new, which
+// order the list is in, and how far a read must go. No I/O here.
 
-export type PollEvent = 'issued' | 'sent' | 'failed';
-export const POLL_EVENTS: readonly PollEvent[] = ['issued', 'sent', 'failed'];
 /** The order of the list as detected from `createdAt`; `unordered` once it contradicted itself. */
 export type ListOrder = 'newest-first' | 'oldest-first' | 'unordered';
 
@@ -20,49 +16,6 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
  * values in a row are enough (10! / 2 = 1.8 million), and so are five bulk calls of 100.
  */
 export const ORDER_ODDS = 1_000_000;
-
-/**
- * What one listed certificate stands for, for one event: an occurrence.
- * - `key`: its identity, also the emitted item's `id` (Zapier dedupes on it): the certificate
- *   id (issued), `<id>:sent:<emailSentAt>` (each send), `<id>:failed` (the list says not when an
- *   email failed, so a certificate counts one failure).
- * - `at`: when it happened, as the service stamped it (ms): `createdAt` (issued), `emailSentAt`
- *   (sent); undefined when the list does not say (failed, or a sent item without a time).
- * - `created`: its `createdAt` (ms), where the list sorts it.
- */
-export interface Occurrence {
-  key: string;
-  at?: number;
-  created: number;
-  recipient: Recipient;
-}
-
-/** The identity of a certificate's occurrence for an event (see Occurrence.key). */
-export function occurrenceKey(event: PollEvent, recipient: Recipient): string {
-  if (event === 'issued') return recipient.id;
-  if (event === 'sent') return `${recipient.id}:sent:${recipient.emailSentAt ?? ''}`;
-  return `${recipient.id}:failed`;
-}
-
-const ENDPOINT = endpointName(ENDPOINTS.listRecipients);
-
-export function unreadableList(message: string): CertificateServiceError {
-  return new CertificateServiceError({ code: 'UNEXPECTED_RESPONSE', phase: 'response', status: 200, detail: { endpoint: ENDPOINT }, message: `${ENDPOINT} ${message}` });
-}
-
-/** A listed certificate as an occurrence; a time that cannot be read makes the list unreadable (never "not new"). */
-export function occurrence(event: PollEvent, recipient: Recipient, index: number): Occurrence {
-  const created = typeof recipient.createdAt === 'string' ? Date.parse(recipient.createdAt) : NaN;
-  if (Number.isNaN(created)) {
-    throw unreadableList(`listed a certificate (item ${index}) without a readable "createdAt", so new certificates cannot be told from old ones.`);
-  }
-  let at: number | undefined = event === 'issued' ? created : undefined;
-  if (event === 'sent' && recipient.emailSentAt !== null && recipient.emailSentAt !== undefined) {
-    at = typeof recipient.emailSentAt === 'string' ? Date.parse(recipient.emailSentAt) : NaN;
-    if (Number.isNaN(at)) throw unreadableList(`listed a sent certificate (item ${index}) with an "emailSentAt" that is not a time.`);
-  }
-  return { key: occurrenceKey(event, recipient), ...(at === undefined ? {} : { at }), created, recipient };
-}
 
 /**
  * The service's clock when it answered a walk's first page: its `Date` header. Every
@@ -133,15 +86,13 @@ export interface Judge {
    * before this time or without one.
    */
   quiet?: true | number;
-  /** A state of the previous version (sent/failed) until its first walk is done: ids it had seen, and the floor of its page. */
-  legacy?: { ids: ReadonlySet<string>; floor?: number };
 }
 
 export type Verdict = 'new' | 'note' | 'skip';
 
 /**
  * Whether an occurrence is emitted (`new`), only remembered as accounted for (`note`: it
- * existed before the trigger, or the previous version saw it), or neither (`skip`: outside the
+ * existed before the trigger), or neither (`skip`: outside the
  * window, older than the floor, or known).
  */
 export function judge(o: Occurrence, j: Judge): Verdict {
@@ -149,7 +100,6 @@ export function judge(o: Occurrence, j: Judge): Verdict {
   if (j.known.has(o.key)) return 'skip';
   if (j.floor !== undefined && o.at !== undefined && o.at < j.floor) return 'skip';
   if (j.quiet === true || (j.quiet !== undefined && (o.at === undefined || o.at < j.quiet))) return 'note';
-  if (j.legacy && (j.legacy.ids.has(o.recipient.id) || (j.legacy.floor !== undefined && o.created < j.legacy.floor))) return 'note';
   return 'new';
 }
 

@@ -1,42 +1,29 @@
 import { validationError } from '../errors';
 import { MAX_PAGE_SIZE } from '../pagination';
 import { requireObject, validateLimit } from '../validation';
-import type { Batch, EventType, Recipient } from '../types';
+import type { Batch, Recipient } from '../types';
 import { flattenEvent, type FlatEvent } from '../webhooks/flatten';
-import type { Api } from './api';
-import { seg } from './api';
-import { iterateBatches } from './batches';
-import { DAY_MS, newestFirst, occurrence, occurrenceKey, POLL_EVENTS, type Occurrence, type PollEvent } from './poll-rules';
-import { readState, type PollState } from './poll-state';
-import { PollRun, type PollSettings } from './poll-walk';
+import type { Api } from '../client/api';
+import { seg } from '../client/api';
+import { iterateBatches } from '../client/batches';
+import { occurrence, POLL_EVENT_TYPES, POLL_EVENTS, type Occurrence, type PollEvent } from './occurrence';
+import { DAY_MS, newestFirst } from './rules';
+import { readState, type PollState } from './state';
+import { PollRun, type PollSettings } from './walk';
 
-export { POLL_EVENTS, type ListOrder, type PollEvent } from './poll-rules';
-export { MAX_KNOWN, type PollState } from './poll-state';
+export { POLL_EVENT_TYPES, POLL_EVENTS, occurrenceKey, pollFilter, type PollEvent } from './occurrence';
+export { type ListOrder } from './rules';
+export { MAX_KNOWN, type PollState } from './state';
 
-// Polling: how a trigger without a webhook subscription finds what is new in a batch, each
-// certificate (issued) and each send (sent/failed) once, within a budget of requests per poll.
-//
-// A poll walks the list (`GET /batches/{id}/recipients`, filtered by `emailStatus` for
-// sent/failed) and judges each certificate by time (poll-rules.ts): a walk that began when the
-// service's clock (its `Date` header) read S sees everything stamped before S, so once it is
-// done S becomes the floor. Later walks skip what happened before the floor and remember the
-// keys they emitted after it (`known`), so ties in `createdAt` (one bulk call, a timestamp to
-// the second) are emitted once, and a tie stops growing once the clock has passed it.
-//
-// Where a walk goes depends on the order of the list, detected from `createdAt`:
-// - newest first: from the top until a page ends before the region (the floor; sent/failed,
-//   the window): one request while fewer than a page are new;
-// - oldest first: from the page where the last walk found the region to begin (`from`),
-//   checked to still begin before it, to the end: one request when nothing is new;
-// - no order yet, or none at all: the whole list, over as many polls as the budget needs.
-// Each poll makes at most `budget` requests; a walk the budget cut short goes on in the next
-// poll from the last page read, which is read again to check that the list has not shifted
-// under the cursor (offset cursors do); if it has, from the page before, else from the top.
-// A cursor the service refuses (400: expired) restarts the walk from the top. Nothing is
-// dropped: the state says where to go on.
-//
-// Sent/failed: a certificate can be sent long after it was issued, and the list is sorted by
-// issue, so only a window is walked: certificates issued up to `windowDays` before the floor.
+// Polling: how a trigger without a webhook subscription finds the new occurrences of a batch
+// (each certificate issued, each send, each failure) once, within a budget of requests a poll.
+// A walk of the list (`GET /batches/{id}/recipients`, by `emailStatus` for sent/failed) that
+// began when the service's clock (`Date`) read S sees everything stamped before S: once done, S
+// is the *floor*. Later walks skip occurrences before the floor and keep the keys they emitted
+// after it (*known*), so ties in `createdAt` come once. Sent/failed read a *window*: certificates
+// issued up to `windowDays` before the floor (the list is sorted by issue, a send comes later).
+// Where a walk goes (the list's order, a walk the budget cut short, a shifted or refused cursor):
+// walk.ts; the rules: rules.ts; the SDK README's "Polling" says it for users.
 
 /** List requests a poll makes at most (Zapier gives a poll 30 s; the key has 120 a minute). */
 export const DEFAULT_BUDGET = 10;
@@ -46,7 +33,7 @@ export const DEFAULT_WINDOW_DAYS = 7;
 export interface PollOptions {
   batchId: string;
   event: PollEvent;
-  /** The previous poll's state (or one of the previous version); undefined on the first poll. */
+  /** The previous poll's state; undefined on the first poll. */
   state?: PollState;
   /**
    * How many of the newest the first poll returns (default 0: it only notes what exists).
@@ -89,9 +76,6 @@ export interface PollAllResult {
   notes: string[];
 }
 
-/** The webhook event type each poll event stands for. */
-export const POLL_EVENT_TYPES: Record<PollEvent, EventType> = { issued: 'certificate.issued', sent: 'certificate.sent', failed: 'certificate.failed' };
-
 /**
  * A polled certificate in the flat shape the instant triggers emit (flattenEvent), so a
  * workflow or Zap can switch between them. `id` identifies the occurrence (occurrenceKey;
@@ -99,11 +83,8 @@ export const POLL_EVENT_TYPES: Record<PollEvent, EventType> = { issued: 'certifi
  */
 export function polledEvent(event: PollEvent, recipient: Recipient): FlatEvent {
   const createdAt = event === 'sent' ? (recipient.emailSentAt ?? recipient.createdAt) : recipient.createdAt;
-  return flattenEvent({ id: occurrenceKey(event, recipient), type: POLL_EVENT_TYPES[event], createdAt, data: recipient });
+  return flattenEvent({ id: occurrence(event, recipient, 0).key, type: POLL_EVENT_TYPES[event], createdAt, data: recipient });
 }
-
-/** The one `emailStatus` filter of an event (issued: none). */
-export const pollFilter = (event: PollEvent): string | undefined => (event === 'issued' ? undefined : event);
 
 function checkEvent(event: unknown): PollEvent {
   if (!POLL_EVENTS.includes(event as PollEvent)) {
@@ -133,7 +114,7 @@ function checkSettings(options: Omit<PollOptions, 'batchId' | 'state'>): PollSet
 }
 
 /** The same Api, counting the calls made through it. */
-function counting(api: Api): { api: Api; count: () => number } {
+export function counting(api: Api): { api: Api; count: () => number } {
   let n = 0;
   return { api: { call: (spec, decode) => (n++, api.call(spec, decode)), secrets: api.secrets }, count: () => n };
 }
@@ -143,7 +124,7 @@ export async function pollBatch(outer: Api, options: PollOptions): Promise<PollR
   requireObject(options, 'options');
   seg(options.batchId, 'batchId');
   const settings = checkSettings(options);
-  const state = readState(options.state, settings.event);
+  const state = readState(options.state);
   const { api, count } = counting(outer);
   const run = new PollRun(api, options.batchId, settings, state === undefined, state ?? { v: 2, known: [] });
   await run.poll();
@@ -165,7 +146,7 @@ export async function pollActiveBatches(outer: Api, options: PollAllOptions): Pr
   const states: Record<string, PollState> = {};
   if (!first) {
     if (typeof options.states !== 'object' || Array.isArray(options.states)) throw validationError('states', 'must be the object a previous poll returned');
-    for (const [id, s] of Object.entries(options.states as Record<string, unknown>)) states[id] = readState(s, settings.event, `states.${id}`)!;
+    for (const [id, s] of Object.entries(options.states as Record<string, unknown>)) states[id] = readState(s, `states.${id}`)!;
   }
   const { api, count } = counting(outer);
   const batches: Batch[] = [];

@@ -1,8 +1,8 @@
 import { validationError } from '../errors';
-import type { ListOrder, PollEvent } from './poll-rules';
+import type { ListOrder } from './rules';
 
 // What a poll leaves for the next one (the host stores it: n8n static data, Zapier's cache),
-// how a stored one is checked, and how a state of the previous version is carried over. Pure.
+// and how a stored one is checked. Pure.
 
 /** Where a read can go on: the cursor that fetched a page (null: the first page) and that page's ids. */
 export interface Place {
@@ -10,11 +10,14 @@ export interface Place {
   ids: string[];
 }
 
+/** Oldest first: the cursor of a page that begins before a region, and the one before it. */
+export type From = { cursor: string | null; back?: string | null };
+
 /** A walk of the list the budget left unfinished; the next poll goes on with it. */
 export interface Walk {
   /** The service's clock when the walk began (ms): the floor once it is done. */
   since?: number;
-  /** The service sent no readable `Date`: `since` is the latest time read (poll-rules latestTime). */
+  /** The service sent no readable `Date`: `since` is the latest time read (rules.ts latestTime). */
   guessed?: true;
   /** The first walk of the list (Judge.quiet): occurrences before this time (or without one) are noted, not emitted. */
   quiet?: number;
@@ -22,7 +25,7 @@ export interface Walk {
   at?: Place;
   back?: Place;
   /** Oldest first: the last page read that begins before the next walk's region (its `from`). */
-  from?: { cursor: string | null; back?: string | null };
+  from?: From;
 }
 
 /** JSON-safe and bounded: the host stores it as it is. */
@@ -36,10 +39,8 @@ export interface PollState {
   known: [string, number][];
   /** A walk in progress. */
   walk?: Walk;
-  /** Oldest first: the page the next walk starts at (it begins before the region still to read), and the one before it. */
-  from?: { cursor: string | null; back?: string | null };
-  /** A state of the previous version (sent/failed): the ids its page held, until the first walk is done. */
-  legacy?: { ids: string[]; floor?: number };
+  /** Oldest first: the page the next walk starts at (it begins before the region still to read). */
+  from?: From;
 }
 
 /**
@@ -62,13 +63,12 @@ export function prune(known: Map<string, number>, floor: number | undefined): nu
 
 const ORDERS: readonly ListOrder[] = ['newest-first', 'oldest-first', 'unordered'];
 
-/** A stored state, checked: a damaged one is an error naming the field, never "nothing new". States of the previous version are carried over. */
-export function readState(state: unknown, event: PollEvent, field = 'state'): PollState | undefined {
+/** A stored state, checked: a damaged one is an error naming the field, never "nothing new". */
+export function readState(state: unknown, field = 'state'): PollState | undefined {
   if (state === undefined || state === null) return undefined;
   if (typeof state !== 'object' || Array.isArray(state)) throw validationError(field, 'must be the object a previous poll returned');
   const s = state as Record<string, unknown>;
   const bad = (key: string, what: string) => validationError(`${field}.${key}`, `must be ${what}; reset the trigger's saved state`);
-  if (s.v === undefined) return migrate(s, event, bad);
   if (s.v !== 2) throw bad('v', 'a state version this release knows (2)');
   const time = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
   const ids = (v: unknown) => Array.isArray(v) && v.every((id) => typeof id === 'string');
@@ -91,33 +91,5 @@ export function readState(state: unknown, event: PollEvent, field = 'state'): Po
     }
   }
   if (s.from !== undefined && !from(s.from)) throw bad('from', 'a cursor or null');
-  if (s.legacy !== undefined) {
-    const l = s.legacy as Record<string, unknown>;
-    if (!l || typeof l !== 'object' || !ids(l.ids) || (l.floor !== undefined && !time(l.floor))) throw bad('legacy', 'the ids of the previous version');
-  }
   return s as unknown as PollState;
-}
-
-/**
- * A state written by the previous version: `{ order?, mark?, known: ids, cursor?, floor? }`.
- * Issued: the mark (newest `createdAt` seen) and the ids at it become the floor and the known
- * occurrences, the same rule. Sent/failed remembered ids of a page: they are kept as `legacy`
- * until one walk is done, so what that version had seen is not emitted again.
- */
-function migrate(s: Record<string, unknown>, event: PollEvent, bad: (key: string, what: string) => Error): PollState {
-  const iso = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v));
-  if (!Array.isArray(s.known) || !s.known.every((id) => typeof id === 'string')) throw bad('known', 'a list of ids');
-  if (s.order !== undefined && s.order !== 'newest-first' && s.order !== 'oldest-first') throw bad('order', '"newest-first" or "oldest-first"');
-  if (s.mark !== undefined && !iso(s.mark)) throw bad('mark', 'a timestamp');
-  if (s.cursor !== undefined && s.cursor !== null && typeof s.cursor !== 'string') throw bad('cursor', 'a cursor or null');
-  if (s.floor !== undefined && !iso(s.floor)) throw bad('floor', 'a timestamp');
-  const ids = s.known as string[];
-  const order = s.order as ListOrder | undefined;
-  const from = order === 'oldest-first' ? { from: { cursor: (s.cursor as string | null | undefined) ?? null } } : {};
-  if (event === 'issued') {
-    const mark = s.mark === undefined ? undefined : Date.parse(s.mark as string);
-    return { v: 2, ...(order ? { order } : {}), ...(mark === undefined ? {} : { floor: mark }), known: mark === undefined ? [] : ids.map((id) => [id, mark]), ...from };
-  }
-  const floor = s.floor === undefined ? undefined : Date.parse(s.floor as string);
-  return { v: 2, ...(order ? { order } : {}), known: [], legacy: { ids, ...(floor === undefined ? {} : { floor }) }, ...from };
 }

@@ -1,33 +1,22 @@
 import type { DecodedPage } from '../decode';
 import { CertificateServiceError } from '../errors';
 import type { Recipient } from '../types';
-import type { Api } from './api';
+import type { Api } from '../client/api';
 import { pages } from '../pagination';
-import { endpointName, ENDPOINTS } from './endpoints';
-import { listPage } from './recipients';
-import {
-  bounds,
-  judge,
-  keepUntil,
-  latestTime,
-  newestFirst,
-  occurrence,
-  orderAfter,
-  serviceTime,
-  type ListOrder,
-  type Occurrence,
-  type PollEvent,
-} from './poll-rules';
-import { prune, type Place, type PollState, type Walk } from './poll-state';
+import { endpointName, ENDPOINTS } from '../client/endpoints';
+import { listPage } from '../client/recipients';
+import { occurrence, pollFilter, type Occurrence, type PollEvent } from './occurrence';
+import { bounds, judge, keepUntil, latestTime, newestFirst, orderAfter, serviceTime, type ListOrder } from './rules';
+import { prune, type Place, type PollState, type Walk } from './state';
 
 const LIST_ENDPOINT = endpointName(ENDPOINTS.listRecipients);
 /** Thrown out of the walk over pages when the service refuses a saved cursor: the walk restarts from the top. */
 const REFUSED = Symbol('refused cursor');
 
-// One poll of one batch (poll.ts says what a poll does and why): the walk of the list, within
+// One poll of one batch (index.ts says what a poll does and why): the walk of the list, within
 // the budget, with the verdict on each certificate read and the state it leaves.
 
-/** A poll's options, checked (poll.ts checkSettings). */
+/** A poll's options, checked (index.ts checkSettings). */
 export interface PollSettings {
   event: PollEvent;
   firstPoll: number;
@@ -62,8 +51,6 @@ export class PollRun {
   private readonly known: Map<string, number>;
   private walk: Walk | undefined;
   private from: PollState['from'];
-  private legacy: PollState['legacy'];
-  private readonly legacyIds: Set<string>;
   private readonly emitted = new Map<string, Occurrence>();
   private readonly seeds = new Map<string, Occurrence>();
   private readonly read = new Map<string, Occurrence>();
@@ -82,8 +69,6 @@ export class PollRun {
     this.known = new Map(state.known);
     this.walk = state.walk && { ...state.walk };
     this.from = state.from;
-    this.legacy = state.legacy;
-    this.legacyIds = new Set(state.legacy?.ids ?? []);
   }
 
   async poll(): Promise<void> {
@@ -140,17 +125,8 @@ export class PollRun {
     }
     if (!walk.at && this.order === 'oldest-first' && this.from && this.from.cursor !== null) {
       const region = this.bounds(walk).region;
-      const legacy = this.legacyIds;
-      return {
-        cursor: this.from.cursor,
-        fits: (page) => {
-          const head = page.items[0];
-          if (!head) return false;
-          // The previous version's cursor fetched its page of `legacy` ids: that page again is where it stopped.
-          if (legacy.size > 0) return page.items.some((r) => legacy.has(r.id));
-          return occurrence(this.s.event, head, 0).created < region;
-        },
-      };
+      const fits = (page: DecodedPage<Recipient>) => page.items.length > 0 && occurrence(this.s.event, page.items[0], 0).created < region;
+      return { cursor: this.from.cursor, fits };
     }
     return { cursor: null, fits: () => true };
   }
@@ -165,26 +141,19 @@ export class PollRun {
     }
     this.notes.push('The list shifted since the last walk; starting this one a page earlier.');
     this.from = this.from?.back === undefined ? undefined : { cursor: this.from.back };
-    if (!this.from) this.onTopFallback(walk);
   }
 
   private restartFromTop(walk: Walk): void {
     walk.at = TOP;
     delete walk.back;
     this.from = undefined;
-    this.onTopFallback(walk);
-  }
-
-  /** A walk of the previous version's state that lost its place cannot tell old from new: it notes everything. */
-  private onTopFallback(walk: Walk): void {
-    if (this.legacy) walk.quiet ??= ALL_QUIET;
   }
 
   /** One list request, within the budget; a refused cursor is 'refused' (the caller restarts from the top), any other failure throws. */
   private async fetch(cursor: string | null): Promise<DecodedPage<Recipient> | 'refused'> {
     this.requests++;
     try {
-      return await listPage(this.api, this.batchId, { cursor: cursor ?? undefined, limit: this.s.pageSize, emailStatus: this.s.event === 'issued' ? undefined : this.s.event });
+      return await listPage(this.api, this.batchId, { cursor: cursor ?? undefined, limit: this.s.pageSize, emailStatus: pollFilter(this.s.event) });
     } catch (error) {
       if (cursor === null || !isRefusal(error)) throw error;
       this.notes.push(`The service refused a saved list cursor (${error.status} ${error.code}: ${error.message}); reading the list again from the top.`);
@@ -238,11 +207,10 @@ export class PollRun {
     }
     const b = this.bounds(walk);
     const quiet = this.first ? true : walk.quiet;
-    const legacy = this.legacy && { ids: this.legacyIds, ...(this.legacy.floor === undefined ? {} : { floor: this.legacy.floor }) };
     for (const o of list) {
       if (!this.read.has(o.key)) created.push(o.created);
       this.read.set(o.key, o);
-      const verdict = judge(o, { event: this.s.event, ...b, known: this.known, ...(quiet === undefined ? {} : { quiet }), ...(legacy ? { legacy } : {}) });
+      const verdict = judge(o, { event: this.s.event, ...b, known: this.known, ...(quiet === undefined ? {} : { quiet }) });
       if (verdict === 'skip') continue;
       if (this.s.remember) this.known.set(o.key, keepUntil(o, this.s.event, this.s.windowMs));
       if (verdict === 'new') this.emitted.set(o.key, o);
@@ -263,8 +231,6 @@ export class PollRun {
     const dropped = prune(this.known, this.floor);
     if (dropped > 0) this.notes.push(`Over ${this.known.size} remembered events: the ${dropped} closest to expiring were forgotten, and may be emitted again if the list shows them again.`);
     this.from = this.order === 'oldest-first' ? this.walk!.from : undefined;
-    this.legacy = undefined;
-    this.legacyIds.clear();
     this.walk = undefined;
   }
 
@@ -281,7 +247,6 @@ export class PollRun {
       known: [...this.known],
       ...(this.walk ? { walk: this.walk } : {}),
       ...(this.from ? { from: this.from } : {}),
-      ...(this.legacy ? { legacy: this.legacy } : {}),
     };
     return { occurrences: newestFirst(out), state, notes: this.notes };
   }

@@ -1,0 +1,166 @@
+import { createHash } from 'crypto';
+import { validationError } from './errors';
+import type { Api } from './client/api';
+import { seg } from './client/api';
+import { iterateBatches } from './client/batches';
+import { MAX_PAGE_SIZE } from './pagination';
+import { POLL_EVENT_TYPES, POLL_EVENTS, type Occurrence, type PollEvent } from './poll/occurrence';
+import { DAY_MS } from './poll/rules';
+import { PollRun } from './poll/walk';
+import { counting, DEFAULT_WINDOW_DAYS } from './poll';
+import { requireObject } from './validation';
+import type { WebhookEvent } from './types';
+import type { DeliveryStore } from './webhooks/store';
+
+// Recovery: the events a receiver missed past the service's last retry (7 attempts over about
+// 39 hours), derived from the lists, since the service keeps no list of past events. Each
+// occurrence at or after `since` is read by the poll engine (one walk from a floor of `since`)
+// and handed over as the event the service would have delivered, marked `recovered: true`.
+//
+// - issued: certificates created at or after `since`;
+// - sent: sends stamped (`emailSentAt`) at or after `since`, of any certificate: one issued
+//   long before can be sent during the outage, so every batch read is read whole;
+// - failed: the list gives no failure time (and `emailSentAt` stays at the last successful
+//   send), so a failed certificate counts when it was issued at or after `since` minus 7 days
+//   (the poll's window: a failure follows its send, mostly within days of the issue). A failure
+//   of an older certificate is not recovered; one that had already run is a duplicate in a store
+//   that holds that window;
+// - viewed: not derivable from any list: never recovered.
+// Cost: one list request per 100 certificates of every batch read (all batches, `status=all`,
+// unless batches are named; a certificate whose email is not in a state asked for is not read).
+
+/** An event recovered from the lists: the delivered shape, plus `recovered: true` at the top (readers ignore it). */
+export type RecoveredEvent = WebhookEvent & { recovered: true };
+
+export interface FindOptions {
+  /** The earliest time to recover: a Date, epoch ms, or an ISO 8601 time. */
+  since: Date | number | string;
+  /** Batch ids to read; default every batch (`status=all`). */
+  batches?: string[];
+  /** Which occurrences (default all three; `viewed` cannot be recovered). */
+  events?: PollEvent[];
+}
+
+export interface Found {
+  /** Oldest first, with the key each is claimed by and the delivery id a forwarder sends it with. */
+  events: { event: RecoveredEvent; key: string; deliveryId: string }[];
+  /** List requests made (one per page of 100). */
+  requests: number;
+  notes: string[];
+}
+
+export interface RecoverOptions extends FindOptions {
+  /**
+   * The receiver's store. Recovery is exactly once only against a store that survives restarts
+   * and still holds the keys of the whole window (`since` minus 7 days for failures): fileStore,
+   * or your database through the DeliveryStore interface. `memoryStore` forgets on restart.
+   */
+  store: DeliveryStore;
+  /** The receiver's own `onEvent`: each occurrence not yet claimed runs here once. */
+  onEvent: (event: RecoveredEvent, delivery: { id: string; timestamp: number }) => unknown;
+}
+
+export interface RecoverResult {
+  /** Occurrences in the window. */
+  found: number;
+  /** Run by `onEvent` now. */
+  ran: number;
+  /** Already claimed (run before, live or by an earlier recovery): not run again. */
+  duplicates: number;
+  /** Held by an attempt under way elsewhere: not run here (recover again later). */
+  pending: number;
+  /** `onEvent` threw: released, so a later recovery (or the service's retry) runs them. */
+  failed: { key: string; error: unknown }[];
+  requests: number;
+  notes: string[];
+}
+
+/** Failures: certificates issued up to this many days before `since` are read (the list gives no failure time). */
+export const RECOVER_FAILED_WINDOW_DAYS = DEFAULT_WINDOW_DAYS;
+
+const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
+/** Derived from the occurrence key, so a second recovery repeats the ids. */
+export const recoveredIds = (key: string) => ({ eventId: `whe_r${hash(`event:${key}`)}`, deliveryId: `whd_r${hash(`delivery:${key}`)}` });
+
+function readSince(since: unknown): number {
+  const ms = since instanceof Date ? since.getTime() : typeof since === 'number' ? since : typeof since === 'string' ? Date.parse(since) : NaN;
+  if (!Number.isFinite(ms)) throw validationError('since', `must be a time (a Date, epoch ms or ISO 8601); got ${JSON.stringify(since)}`);
+  return ms;
+}
+
+function readEvents(events: unknown): PollEvent[] {
+  if (events === undefined) return [...POLL_EVENTS];
+  if (!Array.isArray(events) || events.length === 0 || !events.every((e) => POLL_EVENTS.includes(e))) {
+    const viewed = Array.isArray(events) && events.some((e) => e === 'viewed' || e === 'certificate.viewed');
+    throw validationError('events', viewed ? '`viewed` cannot be recovered: no list says when a certificate was viewed' : `must be some of ${POLL_EVENTS.join(', ')}`);
+  }
+  return [...new Set(events as PollEvent[])];
+}
+
+/** The time an event stands at: issued, its creation; sent, its send; failed, the latest time the list gives (the failure came after it). */
+function eventTime(event: PollEvent, o: Occurrence): number {
+  if (event === 'failed') return Math.max(o.created, o.recipient.emailSentAt ? Date.parse(o.recipient.emailSentAt) : -Infinity);
+  return o.at ?? o.created;
+}
+
+/** Every occurrence in the window, read from the lists (see the top of this file); nothing is run or claimed. */
+export async function findEvents(outer: Api, options: FindOptions): Promise<Found> {
+  requireObject(options, 'options');
+  const since = readSince(options.since);
+  const events = readEvents(options.events);
+  if (options.batches !== undefined && (!Array.isArray(options.batches) || options.batches.length === 0)) throw validationError('batches', 'must be a list of batch ids');
+  options.batches?.forEach((id, i) => seg(id, `batches[${i}]`));
+  const { api, count } = counting(outer);
+  const batchIds = options.batches ? [...new Set(options.batches)] : [];
+  if (!options.batches) for await (const b of iterateBatches(api, { status: 'all' })) batchIds.push(b.id);
+  const found: (Found['events'][number] & { at: number })[] = [];
+  const notes: string[] = [];
+  for (const batchId of batchIds) {
+    for (const event of events) {
+      // One walk from a floor of `since`, read whole: sent reaches back to any issue, failed 7 days.
+      const windowMs = event === 'failed' ? RECOVER_FAILED_WINDOW_DAYS * DAY_MS : Infinity;
+      const settings = { event, firstPoll: 0, pageSize: MAX_PAGE_SIZE, budget: Number.MAX_SAFE_INTEGER, remember: false, windowMs };
+      const run = new PollRun(api, batchId, settings, false, { v: 2, floor: since, known: [] });
+      await run.poll();
+      const result = run.result();
+      notes.push(...result.notes.map((n) => `Batch ${batchId}: ${n}`));
+      for (const o of result.occurrences) {
+        const at = eventTime(event, o);
+        const ids = recoveredIds(o.key);
+        const envelope: RecoveredEvent = { id: ids.eventId, type: POLL_EVENT_TYPES[event], createdAt: new Date(at).toISOString(), data: o.recipient, recovered: true };
+        found.push({ event: envelope, key: o.key, deliveryId: ids.deliveryId, at });
+      }
+    }
+  }
+  found.sort((a, b) => a.at - b.at);
+  return { events: found.map(({ at: _at, ...rest }) => rest), requests: count(), notes };
+}
+
+/**
+ * Recovery into a receiver: each occurrence in the window is claimed in `store` by its key (the
+ * receivers' own claim) and, when it was not claimed before, run by `onEvent` once.
+ */
+export async function recoverEvents(api: Api, options: RecoverOptions): Promise<RecoverResult> {
+  requireObject(options, 'options');
+  const { store, onEvent } = options;
+  if (!store || typeof store.claim !== 'function' || typeof store.settle !== 'function') throw validationError('store', "must be the receiver's DeliveryStore");
+  if (typeof onEvent !== 'function') throw validationError('onEvent', "must be the receiver's onEvent function");
+  const found = await findEvents(api, options);
+  const result: RecoverResult = { found: found.events.length, ran: 0, duplicates: 0, pending: 0, failed: [], requests: found.requests, notes: found.notes };
+  for (const { event, key, deliveryId } of found.events) {
+    const state = await store.claim(key);
+    if (state === 'done') result.duplicates++;
+    if (state === 'pending') result.pending++;
+    if (state !== 'taken') continue;
+    try {
+      await onEvent(event, { id: deliveryId, timestamp: Math.floor(Date.now() / 1000) });
+    } catch (error) {
+      await store.settle(key, false);
+      result.failed.push({ key, error });
+      continue;
+    }
+    await store.settle(key, true);
+    result.ran++;
+  }
+  return result;
+}

@@ -1,0 +1,38 @@
+// `npm start` ends with the next steps (serve, the CLI with the sample CSV, n8n, Zapier), and
+// every command, file and README section they name exists.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fences } from '../readme/markdown';
+import { CLI, ensureBuilt } from '../support/built';
+import { NEXT_STEPS, SERVE_PORT } from './next-steps';
+
+const ROOT = path.resolve(__dirname, '../..');
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+
+test('npm start (its script after the build) ends with the next steps', () => {
+  const run = spawnSync(NODE, ['--import', 'tsx', 'test/demo/start.ts'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
+  expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr.slice(-2000) }).toEqual({ status: 0, stderr: '' });
+  expect(run.stdout.trimEnd().endsWith(`All flows passed.\n\n${NEXT_STEPS}`)).toBe(true);
+}, 180_000);
+
+test('each next step names what exists: --serve on its port, the CLI with the sample CSV, the README sections', async () => {
+  expect(NEXT_STEPS).toContain(`npm start -- --serve (base URL http://127.0.0.1:${SERVE_PORT}/api/v1`);
+  expect(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).toMatch(/"start": "npm run build && node --import tsx test\/demo\/start\.ts"/);
+
+  expect(NEXT_STEPS).toContain('--csv examples/learners.csv');
+  expect(fs.readFileSync(path.join(ROOT, 'examples/learners.csv'), 'utf8').split('\n')[0]).toMatch(/^name,email,/);
+  await ensureBuilt();
+  const help = spawnSync(process.execPath, [CLI, 'issue', '--help'], { encoding: 'utf8' }).stdout;
+  expect(help).toMatch(/--batch <id>/);
+  expect(help).toMatch(/--csv <file>/);
+
+  // The sections they point to, and what those sections run.
+  const tryIt = fences('README.md').filter((f) => f.key.startsWith('README.md › Try it from this clone')).map((f) => f.text).join('\n');
+  expect(NEXT_STEPS).toContain('"Try it from this clone"');
+  expect(tryIt).toMatch(/certsvc issue --batch .* --csv examples\/learners\.csv/);
+  expect(tryIt).toMatch(/install-n8n\.sh/);
+  const invoke = fences('zapier/README.md').filter((f) => f.key.startsWith('zapier/README.md › Try it locally')).map((f) => f.text).join('\n');
+  expect(NEXT_STEPS).toContain('zapier/README.md, "Try it locally"');
+  expect(invoke).toMatch(/zapier-platform invoke/);
+});
