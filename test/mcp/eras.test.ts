@@ -53,7 +53,7 @@ async function modernClient(user: User) {
 const data = (result: unknown) => (result as { structuredContent: Record<string, any> }).structuredContent;
 const archives = () => stub.requests.filter((r) => r === 'POST /batches/b1/archive').length;
 
-test('a 2026-07-28 client: no session, tools/list within budget, the resources and the prompt, a read-only tool answers', async () => {
+test('a 2026-07-28 client without elicitation: no session, tools/list within budget, the resources and the prompt, a read-only tool, and the dry run + token confirming once', async () => {
   const { client, transport } = await modernClient(undefined);
   try {
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
@@ -69,6 +69,15 @@ test('a 2026-07-28 client: no session, tools/list within budget, the resources a
     const result = await client.callTool({ name: 'list_batches', arguments: {} });
     expect(result.isError).toBeFalsy();
     expect(JSON.stringify(data(result))).toContain('"b1"');
+    // No elicitation declared: the dry run and the token, as for a 2025 client; the token confirms once.
+    const before = archives();
+    const dry = data(await client.callTool({ name: 'archive_batch', arguments: { batchId: 'b1' } }));
+    expect(dry).toMatchObject({ done: false, reason: 'confirmationRequired', confirmationToken: expect.stringMatching(/^ct2\./) });
+    expect(archives()).toBe(before);
+    await client.callTool({ name: 'archive_batch', arguments: { batchId: 'b1', confirmationToken: dry.confirmationToken } });
+    expect(archives()).toBe(before + 1);
+    expect(data(await client.callTool({ name: 'archive_batch', arguments: { batchId: 'b1', confirmationToken: dry.confirmationToken } }))).toMatchObject({ done: false, tokenProblem: 'used' });
+    expect(archives()).toBe(before + 1);
   } finally {
     await client.close();
   }
