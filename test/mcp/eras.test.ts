@@ -110,18 +110,22 @@ test('a 2026-07-28 client with elicitation: the confirmation is an input-require
   }
 });
 
-test('a 2026-07-28 round cannot be replayed or forged: its requestState is the sealed single-use token', async () => {
-  const post = (id: number, params: Record<string, unknown>) =>
+test('a 2026-07-28 round needs the bearer token and cannot be replayed or forged: its requestState is the sealed single-use token', async () => {
+  const raw = (id: number, params: Record<string, unknown>, authorization: Record<string, string> = auth) =>
     fetch(server.url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'archive_batch', ...auth },
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'archive_batch', ...authorization },
       body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'archive_batch', arguments: { batchId: 'b1' }, ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } } } }),
-    }).then(async (res) => {
+    });
+  const post = (id: number, params: Record<string, unknown>) =>
+    raw(id, params).then(async (res) => {
       const text = await res.text();
       const json = /^data: (.*)$/m.exec(text)?.[1] ?? text;
       return JSON.parse(json) as { result?: Record<string, any>; error?: unknown };
     });
   const before = archives();
+  // The guard comes first for either era: no bearer token, no call.
+  expect((await raw(0, {}, {})).status).toBe(401);
   const first = await post(1, {});
   expect(first.result).toMatchObject({ resultType: 'input_required' });
   const state = first.result!.requestState as string;
