@@ -6,9 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from '@certificate-service/sdk';
+import { createSandbox } from '@certificate-service/sandbox';
 import { ConfirmationTokens, serveHttp, type RunningHttp } from '@certificate-service/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { sandboxClient } from './harness';
 import { startStub, type Stub } from './stub';
 
 const TOKEN = 'eras-token-0123456789abcdefghij';
@@ -157,5 +159,25 @@ test('a 2025-11-25 client on the same endpoint gets an Mcp-Session-Id and the sa
     expect(result.structuredContent).toMatchObject({ done: false, reason: 'confirmationRequired' });
   } finally {
     await client.close();
+  }
+});
+
+test('a 2026-07-28 call sends progress notifications (issue_certificates against the sandbox)', async () => {
+  const sb = await createSandbox({ rateLimit: false });
+  const onSandbox = await serveHttp({ port: 0, token: TOKEN, server: { client: sandboxClient(sb, sb.apiKey), secrets: [TOKEN, sb.apiKey] }, log: silent, announce: () => undefined });
+  const v2 = await import('@modelcontextprotocol/client');
+  const client = new v2.Client({ name: 'era-2026-progress', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new v2.StreamableHTTPClientTransport(new URL(onSandbox.url), { requestInit: { headers: auth } }));
+  try {
+    const batch = data(await client.callTool({ name: 'create_batch', arguments: { title: 'Eras', designId: 'design_classic' } })).batch as { id: string };
+    const progress: Array<{ progress: number; total?: number }> = [];
+    const recipients = Array.from({ length: 20 }, (_, i) => ({ name: `R${i}`, email: `r${i}@example.com` }));
+    const issued = data(await client.callTool({ name: 'issue_certificates', arguments: { batchId: batch.id, recipients } }, { onprogress: (p) => void progress.push(p) }));
+    expect(issued.counts).toMatchObject({ issued: 20, total: 20 });
+    expect(progress[progress.length - 1]).toMatchObject({ progress: 20, total: 20 });
+  } finally {
+    await client.close();
+    await onSandbox.close();
+    await sb.close();
   }
 });
