@@ -10,6 +10,7 @@ import { AskFirst, type ConfirmDependencies } from './confirm';
 import { schema, toolListing } from './listing';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
+import type { ToolDefinition } from './tool';
 import { CONFIRM_SCHEMA, INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, selectTools, toolRunner, type ServerOptions } from './server';
 
 /**
@@ -29,9 +30,15 @@ function answerOf(ctx: ServerContext): NonNullable<ConfirmDependencies['round']>
 }
 
 /** A 2.x server with the tools a selection leaves (one per request or connection, as the SDK asks). */
+/** The selection and its JSON Schemas, made once per options (an instance is made per HTTP request). */
+const prepared = new WeakMap<ServerOptions, { tools: ToolDefinition<any>[]; listing: ReturnType<typeof toolListing> }>();
+
 export function createModernServer(options: ServerOptions, runner = toolRunner(options)): McpServer {
-  const tools = selectTools(options);
-  const listing = toolListing(tools);
+  if (!prepared.has(options)) {
+    const selected = selectTools(options);
+    prepared.set(options, { tools: selected, listing: toolListing(selected) });
+  }
+  const { tools, listing } = prepared.get(options)!;
   const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: { logging: {} }, instructions: INSTRUCTIONS });
   tools.forEach((tool, i) => {
     server.registerTool(
