@@ -29,10 +29,14 @@ function answerOf(ctx: ServerContext): NonNullable<ConfirmDependencies['round']>
   return response.action === 'decline' ? 'decline' : 'cancel';
 }
 
-/** A 2.x server with the tools a selection leaves (one per request or connection, as the SDK asks). */
 /** The selection and its JSON Schemas, made once per options (an instance is made per HTTP request). */
 const prepared = new WeakMap<ServerOptions, { tools: ToolDefinition<any>[]; listing: ReturnType<typeof toolListing> }>();
 
+/**
+ * A 2.x server with the tools a selection leaves (one per HTTP request or stdio connection, as
+ * the SDK asks). It serves 2026-07-28 only: both entries run with `legacy: 'reject'`, 2025-era
+ * clients go to createServer (http.ts, stdio.ts).
+ */
 export function createModernServer(options: ServerOptions, runner = toolRunner(options)): McpServer {
   if (!prepared.has(options)) {
     const selected = selectTools(options);
@@ -45,18 +49,15 @@ export function createModernServer(options: ServerOptions, runner = toolRunner(o
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: standard(z.object(tool.input), listing[i].inputSchema), outputSchema: standard(tool.output, listing[i].outputSchema), annotations: tool.annotations },
       (async (args: Record<string, unknown>, ctx: ServerContext) => {
-        // What this request's client declared: its _meta envelope (2026-07-28; serveStdio does not
-        // copy it to the connection as the HTTP entry does), else its initialize (2025).
+        // What this request's client declared, from its _meta envelope (serveStdio does not copy it
+        // to the instance as the HTTP entry does).
         const envelope = ctx.mcpReq.envelope as Record<string, { elicitation?: unknown } | undefined> | undefined;
         const canElicit = !!(envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? envelope?.clientCapabilities ?? server.server.getClientCapabilities())?.elicitation;
-        const modern = ctx.mcpReq.envelope !== undefined;
         const result = await runner.call(tool, args, {
           signal: ctx.mcpReq.signal,
           progressToken: ctx.mcpReq._meta?.progressToken,
           notify: (n) => ctx.mcpReq.notify(n),
-          // 2025-era connections (stdio) still get elicitation/create.
-          ask: canElicit && !modern ? (params, timeout) => ctx.mcpReq.elicitInput(params as never, { timeout }) : undefined,
-          round: canElicit && modern ? { state: ctx.mcpReq.requestState<string>(), answer: answerOf(ctx) } : undefined,
+          round: canElicit ? { state: ctx.mcpReq.requestState<string>(), answer: answerOf(ctx) } : undefined,
         });
         if (!(result instanceof AskFirst)) return result;
         return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ mode: 'form', message: result.question, requestedSchema: CONFIRM_SCHEMA as never }) }, requestState: result.state });
