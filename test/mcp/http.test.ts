@@ -1,7 +1,7 @@
 // --http: the guard in front of every request (bearer token, Host, Origin), the remote-host
 // rule, and a real session through the official client's streamable HTTP transport.
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { createServer, ELICITATION_TIMEOUT_MS, serveHttp, type RunningHttp } from '@certificate-service/mcp';
+import { ELICITATION_TIMEOUT_MS, serveHttp, type RunningHttp } from '@certificate-service/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -16,7 +16,7 @@ let announced = '';
 beforeAll(async () => {
   sb = await createSandbox({ rateLimit: false });
   const client = sandboxClient(sb, sb.apiKey);
-  server = await serveHttp({ port: 0, token: TOKEN, createServer: () => createServer({ client, secrets: [sb.apiKey, TOKEN] }), log: silentLoggerForTests, announce: (t) => void (announced += t) });
+  server = await serveHttp({ port: 0, token: TOKEN, server: { client, secrets: [sb.apiKey, TOKEN] }, log: silentLoggerForTests, announce: (t) => void (announced += t) });
 });
 afterAll(async () => {
   await server.close();
@@ -67,7 +67,7 @@ test('the official client over streamable HTTP with the token lists the tools an
 });
 
 test('a host that is not loopback is refused without --allow-remote, and a short token always; a token made at start is printed once', async () => {
-  const opts = { createServer: () => { throw new Error('not reached'); }, log: silentLoggerForTests, announce: () => undefined };
+  const opts = { server: { client: () => { throw new Error('not reached'); } }, log: silentLoggerForTests, announce: () => undefined };
   await expect(serveHttp({ ...opts, host: '192.0.2.10', port: 0 })).rejects.toThrow(/--host 192\.0\.2\.10 is not a loopback address.*--allow-remote/);
   await expect(serveHttp({ ...opts, host: '0.0.0.0', port: 0, allowRemote: true })).rejects.toThrow(/listens on every address/);
   await expect(serveHttp({ ...opts, port: 0, token: 'short' })).rejects.toThrow(/CERTSVC_MCP_TOKEN is too short/);
@@ -85,7 +85,7 @@ test('over HTTP, a client with elicitation that never answers: after the wait (3
   const ws = sb.controls.createWorkspace();
   const client = sandboxClient(sb, ws.apiKey);
   const batch = await client.createBatch({ title: 'Silent', designId: 'design_classic' });
-  const quiet = await serveHttp({ port: 0, token: TOKEN, createServer: () => createServer({ client, askTimeoutMs: 300 }), log: silentLoggerForTests, announce: () => undefined });
+  const quiet = await serveHttp({ port: 0, token: TOKEN, server: { client, askTimeoutMs: 300 }, log: silentLoggerForTests, announce: () => undefined });
   const mcp = new Client({ name: 'silent', version: '1' }, { capabilities: { elicitation: { form: {} } } });
   mcp.setRequestHandler(ElicitRequestSchema, () => new Promise<never>(() => undefined));
   try {
@@ -101,7 +101,7 @@ test('over HTTP, a client with elicitation that never answers: after the wait (3
   }
 });
 
-test('every protocol version accepted before is still accepted, each with an Mcp-Session-Id; a 2026-07-28 client is offered 2025-11-25', async () => {
+test('every protocol version accepted before is still accepted, each with an Mcp-Session-Id; an initialize asking for 2026-07-28 (which has no initialize) is offered 2025-11-25', async () => {
   const auth = { Authorization: `Bearer ${TOKEN}` };
   for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']) {
     const res = await fetch(server.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...auth }, body: JSON.stringify({ ...initialize, params: { ...initialize.params, protocolVersion: version } }) });
@@ -112,18 +112,17 @@ test('every protocol version accepted before is still accepted, each with an Mcp
   }
 });
 
-test('a client of the 2026-07-28 era (the official SDK v2 client with versionNegotiation auto) falls back to 2025-11-25 and works; pinned to 2026-07-28 it is refused', async () => {
+test('a client of the 2026-07-28 era (the official SDK v2 client with versionNegotiation auto) finds 2026-07-28 by server/discover and works without a session', async () => {
   const v2 = await import('@modelcontextprotocol/client');
-  const transport = () => new v2.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+  const transport = new v2.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
   const auto = new v2.Client({ name: 'era-2026', version: '1' }, { versionNegotiation: { mode: 'auto' } });
-  await auto.connect(transport());
+  await auto.connect(transport);
   try {
-    expect(auto.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    expect(auto.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(transport.sessionId).toBeUndefined();
     expect((await auto.listTools()).tools).toHaveLength(16);
     expect(JSON.stringify(await auto.callTool({ name: 'list_designs', arguments: {} }))).toContain('design_classic');
   } finally {
     await auto.close();
   }
-  const pinned = new v2.Client({ name: 'era-2026-only', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await expect(pinned.connect(transport())).rejects.toThrow();
 });

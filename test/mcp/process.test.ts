@@ -166,3 +166,30 @@ test('two processes racing to redeem one token: exactly one wins', async () => {
   const answers = await Promise.all([run(), run(), run(), run()]);
   expect(answers.sort()).toEqual(['ok', 'used', 'used', 'used']);
 }, 30_000);
+
+test('stdio, a 2026-07-28 client (the SDK v2 client pinned to it): tools listed, and a confirmation by input-required writes once on yes, nothing on no', async () => {
+  const v2 = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport: V2Stdio } = await import('@modelcontextprotocol/client/stdio');
+  const run = async (answer: 'accept' | 'decline') => {
+    const client = new v2.Client({ name: 'era-2026-stdio', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(String((request.params as { message?: string }).message));
+      return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+    });
+    await client.connect(new V2Stdio({ command: process.execPath, args: [MCP], env, stderr: 'pipe' }));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      expect((await client.listTools()).tools).toHaveLength(16);
+      const result = await client.callTool({ name: 'archive_batch', arguments: { batchId: 'b1' } });
+      expect(asked).toHaveLength(1);
+      return data(result);
+    } finally {
+      await client.close();
+    }
+  };
+  expect(await run('decline')).toMatchObject({ done: false, reason: 'declined' });
+  expect(stub.writes()).toEqual([]);
+  expect(await run('accept')).not.toMatchObject({ done: false });
+  expect(stub.writes()).toEqual(['POST /batches/b1/archive']);
+});

@@ -183,20 +183,43 @@ export interface ConfirmDependencies {
   service: string;
   /** Undefined when the client cannot be asked (no elicitation capability). */
   elicit?: (message: string) => Promise<'accept' | 'decline' | 'cancel'>;
+  /**
+   * A 2026-07-28 client that can be asked: there is no server-sent question, so the first
+   * round ends in AskFirst (an input-required result) and the call comes back with the
+   * user's answer and the state, which is a sealed token over this call.
+   */
+  round?: { state?: string; answer?: 'accept' | 'decline' | 'cancel' };
 }
 
+/** Thrown by the confirmation step to end the first round of a 2026-07-28 call with a question. */
+export class AskFirst extends Error {
+  constructor(readonly question: string, readonly state: string) {
+    super('The user must be asked first.');
+  }
+}
+
+const notConfirmed = (answer: 'decline' | 'cancel', action: string): ConfirmResult => ({
+  go: false,
+  answer: { data: { done: false, reason: answer === 'decline' ? 'declined' : 'cancelled', action, note: 'The user did not confirm; nothing was changed and no write request was made.' } },
+});
+
 /** The confirmation step for one tool call. */
-export function confirmer({ tokens, service, elicit }: ConfirmDependencies): Confirm {
+export function confirmer({ tokens, service, elicit, round }: ConfirmDependencies): Confirm {
   return async (request) => {
+    const question = `${request.action}\n\nThis cannot be undone. Go ahead?`;
     if (elicit) {
-      const answer = await elicit(`${request.action}\n\nThis cannot be undone. Go ahead?`);
-      if (answer === 'accept') return { go: true, via: 'elicitation' };
-      return {
-        go: false,
-        answer: { data: { done: false, reason: answer === 'decline' ? 'declined' : 'cancelled', action: request.action, note: 'The user did not confirm; nothing was changed and no write request was made.' } },
-      };
+      const answer = await elicit(question);
+      return answer === 'accept' ? { go: true, via: 'elicitation' } : notConfirmed(answer, request.action);
     }
     const binding: Binding = { tool: request.tool, args: request.args, target: request.target, service };
+    if (round) {
+      if (round.state === undefined || round.answer === undefined) throw new AskFirst(question, tokens.issue(binding).token);
+      if (round.answer !== 'accept') return notConfirmed(round.answer, request.action);
+      // Yes, for this very call (the state is the sealed, single-use token of the first round).
+      const problem = tokens.redeem(round.state, binding);
+      if (!problem) return { go: true, via: 'elicitation' };
+      return { go: false, answer: { data: { done: false, reason: 'confirmationRefused', tokenProblem: problem, tokenProblemMessage: PROBLEMS[problem].replace('confirmationToken', 'requestState'), action: request.action, note: 'Nothing was changed. Call again without requestState to be asked anew.' } } };
+    }
     const given = request.args.confirmationToken;
     let problem: RedeemProblem | undefined;
     if (typeof given === 'string' && given) {

@@ -1,5 +1,7 @@
-// `--http`: streamable HTTP (MCP 2025-06-18 and later), one MCP session per client, on
-// 127.0.0.1 by default. Every request, whatever its method, passes one guard first:
+// `--http`: one endpoint for both protocol eras, on 127.0.0.1 by default. A request with the
+// 2026-07-28 `_meta` envelope goes to the 2.x SDK's stateless handler (modern.ts); anything
+// else (initialize, Mcp-Session-Id, GET/DELETE) to streamable HTTP with one MCP session per
+// client, as 2025-era clients expect. `isLegacyRequest` is the SDK's own routing rule. Every request, whatever its method, passes one guard first:
 // - Authorization: Bearer <token> (CERTSVC_MCP_TOKEN, or one made at start and printed once
 //   on stderr), compared in constant time;
 // - Host must name this server (a loopback name, or the --host given), against DNS rebinding;
@@ -10,12 +12,16 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Logger } from './log';
-import { UsageError, type CertificateMcpServer } from './server';
+import { createModernServer } from './modern';
+import { createServer, UsageError, type CertificateMcpServer, type ServerOptions } from './server';
 
 export const DEFAULT_PORT = 8766;
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 const MIN_TOKEN_LENGTH = 24;
+/** The SDK's own bound on a POST body (DEFAULT_MAX_REQUEST_BODY_SIZE, 4 MiB). */
+const MAX_BODY = 4 * 1024 * 1024;
 
 export interface HttpOptions {
   host?: string;
@@ -23,8 +29,8 @@ export interface HttpOptions {
   allowRemote?: boolean;
   /** CERTSVC_MCP_TOKEN; when absent a token is made and printed once on stderr. */
   token?: string;
-  /** A fresh server (tools, resources, prompt) for each MCP session. */
-  createServer: () => CertificateMcpServer;
+  /** What each server is made with: a fresh one per 2025-era MCP session (createServer) and per 2026-07-28 request (createModernServer). */
+  server: ServerOptions;
   log: Logger;
   /** Where the generated token is printed (stderr). */
   announce: (text: string) => void;
@@ -77,6 +83,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   let stopping = false;
   const inFlight = new Set<http.ServerResponse>();
   let drained: (() => void) | undefined;
+  const modern = createMcpHandler(() => createModernServer(options.server), { legacy: 'reject', onerror: (error) => options.log.warn(`2026-07-28 request failed: ${error.message}`) });
 
   const server = http.createServer((req, res) => {
     if (stopping) {
@@ -103,15 +110,29 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    let parsedBody: unknown;
+    if (req.method === 'POST') {
+      const body = await readBody(req);
+      if (body === undefined) return void res.writeHead(413, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Request body over ${MAX_BODY} bytes.` }, id: null }));
+      const aborted = new AbortController();
+      res.once('close', () => aborted.abort());
+      const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: 'POST', headers: webHeaders(req), body, signal: aborted.signal });
+      if (!(await isLegacyRequest(request))) return send(await modern.fetch(request), res);
+      try {
+        parsedBody = JSON.parse(body.toString('utf8'));
+      } catch {
+        return void res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON.' }, id: null }));
+      }
+    }
     const id = req.headers['mcp-session-id'];
     const existing = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (existing) return existing.transport.handleRequest(req, res);
+    if (existing) return existing.transport.handleRequest(req, res, parsedBody);
     if (id !== undefined || req.method !== 'POST') {
       res.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found: start one with an initialize request.' }, id: null }));
       return;
     }
     // A new session: the transport answers anything but initialize with an error itself.
-    const mcp = options.createServer();
+    const mcp = createServer(options.server);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, mcp }),
@@ -120,7 +141,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     await mcp.server.connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, parsedBody);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -145,8 +166,41 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
         await mcp.idle();
         await transport.close().catch(() => undefined);
       }
+      await modern.close();
       server.closeAllConnections();
       await closed;
     },
   };
+}
+
+/** The body, or undefined past MAX_BODY. */
+async function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function webHeaders(req: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return headers;
+}
+
+/** A web Response (the 2.x handler's) onto the Node response, streamed (it may be SSE). */
+async function send(response: Response, res: http.ServerResponse): Promise<void> {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (response.body) {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      if (res.destroyed) break;
+      res.write(chunk);
+    }
+  }
+  res.end();
 }

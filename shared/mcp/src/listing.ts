@@ -36,7 +36,7 @@ export function compactSchema(value: unknown): unknown {
   return out;
 }
 
-const schema = (shape: z.ZodObject<any>, pipeStrategy: 'input' | 'output') => compactSchema(toJsonSchemaCompat(shape, { strictUnions: true, pipeStrategy })) as Tool['inputSchema'];
+export const schema = (shape: z.ZodObject<any>, pipeStrategy: 'input' | 'output') => compactSchema(toJsonSchemaCompat(shape, { strictUnions: true, pipeStrategy })) as Tool['inputSchema'];
 
 /** The tools/list entries of these tools. */
 export function toolListing(tools: ReadonlyArray<ToolDefinition<any>>): Tool[] {

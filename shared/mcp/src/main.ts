@@ -6,11 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient, createUndiciTransport, validationError, type CertificateServiceClient, type HeaderBag } from '@certificate-service/sdk';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ConfirmationTokens, confirmationsDir, serviceIdentity } from './confirm';
 import { DEFAULT_PORT, serveHttp } from './http';
 import { stderrLogger } from './log';
 import { Redactor } from './redact';
+import { serveBothStdio } from './stdio';
 import { createServer, DEFAULT_CONFIRM_ABOVE, UsageError, type ServerOptions } from './server';
 import { TOOLS } from './tools';
 
@@ -141,8 +141,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   };
   try {
     const probe = createServer(options); // checks --tools before anything listens
-    if (!flags.http) return await runStdio(probe, io, log);
-    const running = await serveHttp({ host: flags.host, port: flags.port, allowRemote: flags.allowRemote, token: env.CERTSVC_MCP_TOKEN, createServer: () => createServer(options), log, announce: (t) => void io.stderr.write(t) });
+    if (!flags.http) return await runStdio(probe, options, io, log);
+    const running = await serveHttp({ host: flags.host, port: flags.port, allowRemote: flags.allowRemote, token: env.CERTSVC_MCP_TOKEN, server: options, log, announce: (t) => void io.stderr.write(t) });
     redactor.add(running.token);
     // A daemon: only a signal stops it. Its stdin is not a client (a service manager, a
     // container without -i, or `</dev/null &` close it at once).
@@ -157,15 +157,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   }
 }
 
-async function runStdio(mcp: ReturnType<typeof createServer>, io: Io, log: ReturnType<typeof stderrLogger>): Promise<number> {
-  const transport = new StdioServerTransport(io.stdin as never, io.stdout as never);
-  await mcp.server.connect(transport);
-  log.info(`ready on stdio with ${mcp.tools.length} tools: ${mcp.tools.join(', ')}`);
+async function runStdio(mcp: ReturnType<typeof createServer>, options: ServerOptions, io: Io, log: ReturnType<typeof stderrLogger>): Promise<number> {
+  const running = await serveBothStdio(mcp, options, io.stdin, io.stdout);
+  log.info(`ready on stdio with ${mcp.tools.length} tools (2025 and 2026-07-28 clients): ${mcp.tools.join(', ')}`);
   await untilStopped(io);
   // The client went away (or a signal came): calls in flight finish the request they are in,
   // send nothing more, and log what they did; then the process ends.
-  await transport.close();
-  await mcp.idle();
+  await running.close();
+  await running.idle();
   return 0;
 }
 

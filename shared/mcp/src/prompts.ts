@@ -17,17 +17,18 @@ export function issueFromCsvText(csv: string, batch?: string): string {
   ].join('\n');
 }
 
-export function registerPrompts(server: McpServer): void {
+/** `args` turns the argument shape into what the SDK takes (the 2.x server: modern.ts). */
+export function registerPrompts(server: McpServer, args: (shape: z.ZodRawShape) => any = (shape) => shape): void {
   server.registerPrompt(
     'issue_from_csv',
     {
       title: 'Issue certificates from a CSV',
       description: 'Walks through batch, design variables, a dry run and the issue, for a pasted CSV with name and email columns.',
-      argsSchema: {
+      argsSchema: args({
         csv: z.string().describe('The CSV text, header row first (name, email, then variables).'),
         batchId: z.string().optional().describe('The batch to issue into, if known.'),
-      },
+      }),
     },
-    ({ csv, batchId }) => ({ messages: [{ role: 'user', content: { type: 'text', text: issueFromCsvText(csv, batchId) } }] }),
+    ({ csv, batchId }: Record<string, any>) => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text: issueFromCsvText(csv, batchId) } }] }),
   );
 }

@@ -4,9 +4,9 @@
 import type { CertificateServiceClient, HeaderBag } from '@certificate-service/sdk';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ElicitResultSchema, ListToolsRequestSchema, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitResultSchema, ListToolsRequestSchema, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { failure, success } from './answers';
-import { ConfirmationTokens, confirmer, serviceIdentity } from './confirm';
+import { AskFirst, ConfirmationTokens, confirmer, serviceIdentity, type ConfirmDependencies } from './confirm';
 import { toolListing } from './listing';
 import { silentLogger, type Logger } from './log';
 import { registerPrompts } from './prompts';
@@ -17,6 +17,12 @@ import { TOOLS } from './tools';
 
 export const SERVER_NAME = 'certificate-service';
 export const DEFAULT_CONFIRM_ABOVE = 25;
+export const SERVER_TITLE = 'Certificate Service';
+export const INSTRUCTIONS =
+  'Tools for the Certificate Service: issue, send and look up certificates in batches. Find a batch (list_batches) and its variables (get_batch) before issuing; ' +
+  'issue_certificates skips emails already in the batch, so repeating a call never issues twice; it alone uses quota (1 unit per certificate). The service allows 120 requests a minute; the server waits when it must. ' +
+  'Tools that change or delete something, send email, or issue many ask the user first; a client that cannot ask gets a dry run with a confirmationToken: show the user what would happen and, only if they agree, call again with the same arguments plus the token. ' +
+  'The API key is the server\'s own: no tool takes one. Creating webhook subscriptions is left to the certsvc CLI.';
 /** How long the user has to answer a confirmation the client shows; silence changes nothing. */
 export const ELICITATION_TIMEOUT_MS = 30_000;
 
@@ -63,89 +69,97 @@ export interface CertificateMcpServer {
   idle(): Promise<void>;
 }
 
-export function createServer(options: ServerOptions): CertificateMcpServer {
-  const tools = selectTools(options);
+/** What one call needs from the SDK that carries it (either era). */
+export interface CallIo {
+  signal: AbortSignal;
+  progressToken?: string | number;
+  notify(notification: { method: 'notifications/progress'; params: Record<string, unknown> }): Promise<void>;
+  /** A 2025-era client that declared elicitation: ask it (elicitation/create). */
+  ask?: (params: Record<string, unknown>, timeoutMs: number) => Promise<{ action: string; content?: Record<string, unknown> }>;
+  /** A 2026-07-28 client that declared elicitation: see ConfirmDependencies.round. */
+  round?: ConfirmDependencies['round'];
+}
+
+/** The confirmation question's form: one box to tick. */
+export const CONFIRM_SCHEMA = { type: 'object', properties: { confirm: { type: 'boolean', title: 'Yes, do it', description: 'Tick to go ahead; anything else changes nothing.' } }, required: ['confirm'] } as const;
+
+/** Runs tools for one server instance, whichever SDK and era carry the call; counts the calls in flight. */
+export function toolRunner(options: ServerOptions) {
   const redactor = new Redactor(options.secrets);
   const log = options.log ?? silentLogger;
   const tokens = options.tokens ?? new ConfirmationTokens();
   const running = new Set<Promise<unknown>>();
-  const server = new McpServer(
-    { name: SERVER_NAME, title: 'Certificate Service', version: options.version ?? '0.0.0' },
-    {
-      capabilities: { logging: {} },
-      instructions:
-        'Tools for the Certificate Service: issue, send and look up certificates in batches. Find a batch (list_batches) and its variables (get_batch) before issuing; ' +
-        'issue_certificates skips emails already in the batch, so repeating a call never issues twice; it alone uses quota (1 unit per certificate). The service allows 120 requests a minute; the server waits when it must. ' +
-        'Tools that change or delete something, send email, or issue many ask the user first; a client that cannot ask gets a dry run with a confirmationToken: show the user what would happen and, only if they agree, call again with the same arguments plus the token. ' +
-        'The API key is the server\'s own: no tool takes one. Creating webhook subscriptions is left to the certsvc CLI.',
+  const call = (tool: ToolDefinition<any>, args: Record<string, unknown>, io: CallIo): Promise<CallToolResult | AskFirst> => {
+    const { signal, progressToken, ask } = io;
+    const connect = () => (typeof options.client === 'function' ? options.client() : options.client);
+    const done = Promise.resolve()
+      .then(() => connect())
+      .then((client) => tool.run(args, {
+        client,
+        confirmAbove: options.confirmAbove ?? DEFAULT_CONFIRM_ABOVE,
+        signal,
+        log,
+        observedClient: options.observedClient ?? (() => client),
+        progress: (n, total, message) => {
+          if (progressToken === undefined) return;
+          void io.notify({ method: 'notifications/progress', params: { progressToken, progress: n, total, message: redactor.text(message) } }).catch(() => undefined);
+        },
+        confirm: confirmer({
+          tokens,
+          service: options.service ?? serviceIdentity(client.baseUrl, undefined),
+          round: io.round,
+          elicit: ask
+            ? async (message) => {
+                // A client that cannot show the question (or errs, or times out) has not said yes.
+                const answer = await ask({ mode: 'form', message: redactor.text(message), requestedSchema: CONFIRM_SCHEMA }, options.askTimeoutMs ?? ELICITATION_TIMEOUT_MS).catch((error: unknown) => {
+                  log.warn(`${tool.name}: the confirmation could not be asked (${error instanceof Error ? error.message : String(error)}); nothing was done`);
+                  return { action: 'cancel' as const, content: undefined };
+                });
+                if (answer.action !== 'accept') return answer.action === 'decline' ? 'decline' : 'cancel';
+                return answer.content?.confirm === true ? 'accept' : 'decline';
+              }
+            : undefined,
+        }),
+      }))
+      .then(
+        (answer) => {
+          // A cancelled call's answer is not delivered (the SDK drops it): the log keeps it.
+          if (signal.aborted) log.warn(`${tool.name} was cancelled; it finished the call in flight and sent nothing more: ${JSON.stringify(answer.data).slice(0, 2000)}`);
+          return success(answer, redactor, true);
+        },
+        (error: unknown) => (error instanceof AskFirst ? new AskFirst(redactor.text(error.question), error.state) : failure(error, tool.name, redactor, log)),
+      );
+    running.add(done);
+    return done.finally(() => running.delete(done));
+  };
+  return {
+    call,
+    idle: async () => {
+      while (running.size) await Promise.allSettled([...running]);
     },
-  );
+  };
+}
+
+export function createServer(options: ServerOptions): CertificateMcpServer {
+  const tools = selectTools(options);
+  const runner = toolRunner(options);
+  const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: { logging: {} }, instructions: INSTRUCTIONS });
 
   for (const tool of tools) {
     server.registerTool(
       tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: tool.output,
-        annotations: tool.annotations,
-      },
+      { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
       async (args: Record<string, unknown>, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
-        const progressToken = extra._meta?.progressToken;
         const canElicit = !!server.server.getClientCapabilities()?.elicitation;
-        const connect = () => (typeof options.client === 'function' ? options.client() : options.client);
-        const call = Promise.resolve()
-          .then(() => connect())
-          .then((client) => tool.run(args, {
-            client,
-            confirmAbove: options.confirmAbove ?? DEFAULT_CONFIRM_ABOVE,
-            signal: extra.signal,
-            log,
-            observedClient: options.observedClient ?? (() => client),
-            progress: (done, total, message) => {
-              if (progressToken === undefined) return;
-              void extra
-                .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total, message: redactor.text(message) } })
-                .catch(() => undefined);
-            },
-            confirm: confirmer({
-              tokens,
-              service: options.service ?? serviceIdentity(client.baseUrl, undefined),
-              elicit: canElicit
-                ? async (message) => {
-                    // A client that cannot show the question (or errs, or times out) has not said yes.
-                    const answer = await extra.sendRequest(
-                      {
-                        method: 'elicitation/create',
-                        params: {
-                          mode: 'form',
-                          message: redactor.text(message),
-                          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Yes, do it', description: 'Tick to go ahead; anything else changes nothing.' } }, required: ['confirm'] },
-                        },
-                      },
-                      ElicitResultSchema,
-                      { timeout: options.askTimeoutMs ?? ELICITATION_TIMEOUT_MS },
-                    ).catch((error: unknown) => {
-                      log.warn(`${tool.name}: the confirmation could not be asked (${error instanceof Error ? error.message : String(error)}); nothing was done`);
-                      return { action: 'cancel' as const, content: undefined };
-                    });
-                    if (answer.action !== 'accept') return answer.action;
-                    return answer.content?.confirm === true ? 'accept' : 'decline';
-                  }
-                : undefined,
-            }),
-          }))
-          .then(
-            (answer) => {
-              // A cancelled call's answer is not delivered (the SDK drops it): the log keeps it.
-              if (extra.signal.aborted) log.warn(`${tool.name} was cancelled; it finished the call in flight and sent nothing more: ${JSON.stringify(answer.data).slice(0, 2000)}`);
-              return success(answer, redactor, true);
-            },
-            (error: unknown) => failure(error, tool.name, redactor, log),
-          );
-        running.add(call);
-        return call.finally(() => running.delete(call));
+        const result = await runner.call(tool, args, {
+          signal: extra.signal,
+          progressToken: extra._meta?.progressToken,
+          notify: (n) => extra.sendNotification(n as ServerNotification),
+          ask: canElicit ? (params, timeout) => extra.sendRequest({ method: 'elicitation/create', params } as ServerRequest, ElicitResultSchema, { timeout }) : undefined,
+        });
+        // Only a 2026-07-28 round can end in a question (modern.ts).
+        if (result instanceof AskFirst) throw new Error('unreachable: a 2025-era call asked by elicitation/create');
+        return result;
       },
     );
   }
@@ -158,8 +172,6 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
   return {
     server,
     tools: tools.map((t) => t.name),
-    idle: async () => {
-      while (running.size) await Promise.allSettled([...running]);
-    },
+    idle: runner.idle,
   };
 }
