@@ -40,6 +40,8 @@ export function observingClient(sb: Pick<Sandbox, 'baseUrl'>, apiKey: string, ob
 
 /** A state folder of this test file's own: harnesses share its confirmation key and memory, as processes share the user's. */
 export const stateFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-mcp-state-'));
+// The issue tool's in-flight markers too (it reads the folder when it runs): never the user's ~/.local/state.
+process.env.CERTSVC_STATE_DIR = stateFolder;
 export const sharedTokens = new ConfirmationTokens(path.join(stateFolder, 'mcp', 'confirmations'));
 
 export async function connect(options: Omit<ServerOptions, 'log'> & { user?: User }): Promise<Harness> {

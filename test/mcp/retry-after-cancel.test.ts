@@ -3,7 +3,14 @@
 // calls again 1 s later, in a new session. Before, the new call's skip-existing read ran before
 // the cancelled call's 100 landed: 600 certificates for 500 emails. The core's issue plan holds
 // the emails of a run until their outcome is known, so the retry waits for them.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createClient } from '@certificate-service/sdk';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MCP, ensureBuilt } from '../support/built';
 import { connect } from './harness';
 import { DESIGN_NONE, startStub, type StubService } from '../sdk/stub-service';
 
@@ -43,3 +50,42 @@ test('cancelled while its bulk call is held at the service, called again 1 s lat
   expect(emails).toHaveLength(500);
   expect(new Set(emails).size).toBe(500);
 });
+
+// The same timing with a per-call stdio client, the worst case: the first server process is killed
+// (SIGKILL) while its bulk call is held at the service, and a new process takes the retry 1 s
+// later. The first process's in-flight markers (in the state folder both share) hold those
+// emails: the retry issues the rest and never one of them again.
+test('per-call stdio: the first server process killed while its bulk call is held, a new process 1 s later: 500 certificates for 500 emails', async () => {
+  await ensureBuilt();
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-mcp-retry-'));
+  const env = { PATH: process.env.PATH ?? '', CERTSVC_STATE_DIR: stateDir, CERTSVC_BASE_URL: stub.baseUrl, CERTSVC_API_KEY: KEY };
+  const spawnClient = async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [MCP, '--confirm-above', '1000'], env, stderr: 'pipe' });
+    const client = new Client({ name: 'per-call', version: '1.0.0' });
+    await client.connect(transport);
+    return { client, transport };
+  };
+  const first = await spawnClient();
+  const cancelled = first.client.callTool({ name: 'issue_certificates', arguments: { batchId: 'b1', recipients } }).catch((e: Error) => e);
+  const deadline = Date.now() + 15_000;
+  while (!stub.requests.some((r) => r.method === 'POST')) {
+    if (Date.now() > deadline) throw new Error('the first bulk call never reached the stub');
+    await pause(20);
+  }
+  stub.holdBulkMs = 0;
+  process.kill(first.transport.pid!, 'SIGKILL');
+  expect(await cancelled).toBeInstanceOf(Error);
+  await pause(1_000);
+
+  const second = await spawnClient();
+  const retry = (await second.client.callTool({ name: 'issue_certificates', arguments: { batchId: 'b1', recipients } })) as CallToolResult;
+  await second.client.close();
+  const counts = (retry.structuredContent as { counts: Record<string, number> }).counts;
+  // The 100 of the killed call: skipped once the service has them, or `unknown` while its markers
+  // still hold them (the retry waits 30 s at most); never issued again. The other 400 are issued.
+  expect(counts).toMatchObject({ issued: 400, total: 500 });
+  expect(counts.skipped + counts.unknown).toBe(100);
+  const emails = (stub.issued.get('b1') ?? []).map((r) => r.email.toLowerCase());
+  expect(emails).toHaveLength(500);
+  expect(new Set(emails).size).toBe(500);
+}, 90_000);

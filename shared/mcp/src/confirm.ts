@@ -10,10 +10,9 @@
 // The token guards against accidental calls; it is NOT the user's consent: the model can pass
 // it back by itself. Declined or unconfirmed: no write request is made.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { validationError } from '@certificate-service/sdk';
+import { stateDir, validationError } from '@certificate-service/sdk';
 import fs from 'node:fs';
 import path from 'node:path';
-import { stateDir } from './state';
 import type { ToolAnswer } from './tool';
 
 /** How long a dry run's token stays good (the issue allows at most 10 minutes). */

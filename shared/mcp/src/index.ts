@@ -4,7 +4,7 @@ export { createServer, selectTools, DEFAULT_CONFIRM_ABOVE, ELICITATION_TIMEOUT_M
 export { main, parseFlags, clientFromEnv, USAGE, type Flags, type Io } from './main';
 export { serveHttp, guard, DEFAULT_PORT, type HttpOptions, type RunningHttp } from './http';
 export { ConfirmationTokens, confirmer, argumentsHash, serviceIdentity, confirmationsDir, CONFIRMATION_TTL_MS, type Confirm, type ConfirmRequest, type ConfirmResult, type RedeemProblem } from './confirm';
-export { stateDir } from './state';
+export { stateDir } from '@certificate-service/sdk'; // where the confirmation key and used tokens live
 export { TOOLS } from './tools';
 export { EVENTS, ERRORS } from './resources';
 export { issueFromCsvText } from './prompts';

@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { countOutcomes, outcomeProblems, type IssueItem, type IssueOutcome, type IssuePreview } from '@certificate-service/sdk';
+import { countOutcomes, fileInFlightMarkers, outcomeProblems, type IssueItem, type IssueOutcome, type IssuePreview } from '@certificate-service/sdk';
 import { defineTool } from '../tool';
 import { confirmable, confirmationToken, object } from './views';
 
@@ -65,10 +65,9 @@ export default defineTool({
   async run(args, { client, confirm, confirmAbove, signal, progress, log }) {
     const { batchId, recipients, data, send, skipExisting, dryRun } = args;
     const items: IssueItem[] = recipients.map((r) => ({ batchId, name: r.name, email: r.email, ...(r.data ? { data: r.data } : {}), ...(send ? { send: true } : {}) }));
-    // The design's variables are read once, here, and passed to the core's issue plan for the
-    // preview and the issue alike (the plan checks them before any write).
-    const variables = new Map([[batchId, (await client.getBatchVariables(batchId)).variables]]);
-    const options = { skipExisting, data, variables };
+    // The core's issue plan checks the design's required variables by default, in the preview and
+    // the issue alike, before any write.
+    const options = { skipExisting, data };
 
     let nothingToIssue = false;
     if (dryRun || send || items.length > confirmAbove) {
@@ -90,6 +89,9 @@ export default defineTool({
     const outcomes = await client.issueMany(items, {
       skipExisting,
       data,
+      // Emails another server process or certsvc on this machine has in flight (a per-call client
+      // whose server was killed mid-call) are waited for, not issued again: markers in the state folder.
+      inFlight: fileInFlightMarkers(),
       signal,
       onProgress: (done, total) => progress(done, total, `${done} of ${total} recipients have an outcome`),
     });
