@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from '@certificate-service/sdk';
+import { serveHttp } from '@certificate-service/mcp';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -49,6 +51,40 @@ test('cancelled while its bulk call is held at the service, called again 1 s lat
   const emails = (stub.issued.get('b1') ?? []).map((r) => r.email.toLowerCase());
   expect(emails).toHaveLength(500);
   expect(new Set(emails).size).toBe(500);
+});
+
+test('over HTTP, two sessions: the first cancelled while its bulk call is held, the second 1 s later: 500 certificates for 500 emails', async () => {
+  const TOKEN = 'test-token-0123456789abcdefghij';
+  const server = await serveHttp({ port: 0, token: TOKEN, server: { client: createClient({ baseUrl: stub.baseUrl, apiKey: KEY }), confirmAbove: 1_000 }, log: { info: () => undefined, warn: () => undefined }, announce: () => undefined });
+  const session = async () => {
+    const client = new Client({ name: 'http-retry', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+    return client;
+  };
+  try {
+    const first = await session();
+    const stop = new AbortController();
+    const cancelled = first.callTool({ name: 'issue_certificates', arguments: { batchId: 'b1', recipients } }, undefined, { signal: stop.signal }).catch((e: Error) => e);
+    const deadline = Date.now() + 15_000;
+    while (!stub.requests.some((r) => r.method === 'POST')) {
+      if (Date.now() > deadline) throw new Error('the first bulk call never reached the stub');
+      await pause(20);
+    }
+    stub.holdBulkMs = 0;
+    stop.abort();
+    expect(await cancelled).toBeInstanceOf(Error);
+    await pause(1_000);
+    const second = await session();
+    const retry = (await second.callTool({ name: 'issue_certificates', arguments: { batchId: 'b1', recipients } })) as CallToolResult;
+    await first.close();
+    await second.close();
+    expect(retry.structuredContent).toMatchObject({ done: true, counts: { issued: 400, skipped: 100, total: 500 } });
+    const emails = (stub.issued.get('b1') ?? []).map((r) => r.email.toLowerCase());
+    expect(emails).toHaveLength(500);
+    expect(new Set(emails).size).toBe(500);
+  } finally {
+    await server.close();
+  }
 });
 
 // The same timing with a per-call stdio client, the worst case: the first server process is killed
