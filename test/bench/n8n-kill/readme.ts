@@ -19,8 +19,19 @@ function figures(m: ModeResult): string {
   return `${m.missed} of ${m.certificates} certificates missed${crashed}, ${m.repeated} repeated, over ${m.kills} kills`;
 }
 
+/** Starts of n8n that failed after a kill (it exited before it was ready; the next start was tried). */
+const failedStarts = (m: ModeResult): number => m.log.reduce((n, k) => n + (k.failedStarts?.length ?? 0), 0);
+
+/** What n8n itself did when started again: always ready, or some starts failed, or it never came back. */
+function starts(m: ModeResult, setting: string): string {
+  if (m.gaveUp) return ` ${setting}, n8n did not start again after kill ${m.gaveUp.round}; the run stopped there.`;
+  const n = failedStarts(m);
+  if (n === 0) return '';
+  return ` ${setting}, n8n's own start-up recovery failed ${n} time(s) after a kill (it exited; the next start worked), so run it under a restart policy.`;
+}
+
 /** True when the switches gave what the README recommends them for: every certificate in exactly one stored execution, none run twice. */
-export const switchesHold = (on: ModeResult): boolean => on.storedMissed === 0 && on.storedRepeated === 0 && on.repeated === 0;
+export const switchesHold = (on: ModeResult): boolean => !on.gaveUp && on.storedMissed === 0 && on.storedRepeated === 0 && on.repeated === 0;
 
 export function killBlock(r: KillResults): string {
   const { off, on } = r.modes;
@@ -34,7 +45,7 @@ export function killBlock(r: KillResults): string {
       `The position is the node's static data either way: n8n copies it into its own table the first time and commits it with the execution, so the node needs no change. ` +
       `Publishing with them on commits no position from the activation poll: ${on.activationProbe.ran} of ${on.activationProbe.issued} certificate issued between publishing and the first scheduled poll started the workflow (${off.activationProbe.ran} of ${off.activationProbe.issued} without them).`
     : ` The switches did not hold here (stored: ${on.storedMissed} missed, ${on.storedRepeated} repeated), so we do not recommend them yet.`;
-  return `${BEGIN}\n${setup}${advice}\n${END}`;
+  return `${BEGIN}\n${setup}${starts(off, 'By default')}${starts(on, 'With the switches')}${advice}\n${END}`;
 }
 
 /** The text with its block replaced; throws when the markers are missing. */

@@ -145,6 +145,33 @@ interface Kill {
   ranBeforeKill: number;
   /** n8n down → ready again (ms). */
   restartMs: number;
+  /** Starts after the kill that exited with an error before n8n was ready: the error line of each (full logs under /tmp). */
+  failedStarts?: string[];
+}
+
+/** How many times n8n is started again after a kill before the run gives up. */
+const START_ATTEMPTS = 3;
+
+/**
+ * Starts n8n again after a kill; a start that exits with an error is recorded (its log kept
+ * under /tmp) and tried again, up to START_ATTEMPTS. Returns the errors of the failed starts.
+ */
+async function restartAfterKill(n8n: N8nInstance, mode: Mode, round: number, say: (m: string) => void): Promise<string[]> {
+  const failed: string[] = [];
+  for (;;) {
+    try {
+      await n8n.restart();
+      return failed;
+    } catch (e) {
+      const file = path.join(os.tmpdir(), `certsvc-kill36-${mode}-round${round}-start${failed.length + 1}.log`);
+      fs.writeFileSync(file, n8n.logs());
+      // The error n8n exits with, not the harmless offline noise (ENOTFOUND api.n8n.io) before it.
+      const line = n8n.logs().split('\n').find((l) => /^\w*Error: /.test(l) && !/ENOTFOUND|Exiting due to an error/.test(l)) ?? (e as Error).message.split('\n')[0];
+      failed.push(line.trim());
+      say(`round ${round}: n8n did not start again (${line.trim()}); log in ${file}`);
+      if (failed.length >= START_ATTEMPTS) throw new Error(`round ${round}: n8n did not start after ${START_ATTEMPTS} attempts: ${failed.join(' | ')}`);
+    }
+  }
 }
 
 export interface ModeResult {
@@ -162,6 +189,8 @@ export interface ModeResult {
   storedRepeated: number;
   /** Missed at the sink but in a stored execution that n8n marked crashed (Retry in n8n's list would run it). */
   missedButStored: number;
+  /** n8n did not start again after this round's kill (START_ATTEMPTS tries): the run stopped there; stored counts are then unknown (0). */
+  gaveUp?: { round: number; reason: string };
   /** Executions by status at the end. */
   executions: Record<string, number>;
   /** Certificates issued right after publishing, before the first scheduled poll: emitted once (1) or not (0). */
@@ -308,6 +337,7 @@ async function runMode(mode: Mode, o: Options, extDir: string): Promise<ModeResu
     say(`clean rounds: poll read → sink ${latencies.join(', ')} ms`);
 
     const log: Kill[] = [];
+    let gaveUp: ModeResult['gaveUp'];
     for (let round = 1; round <= o.kills; round++) {
       const ids = await issue(o.perRound, `r${round}`);
       issued.push(...ids);
@@ -329,18 +359,27 @@ async function runMode(mode: Mode, o: Options, extDir: string): Promise<ModeResu
       await Promise.race([killed, sleep(120_000).then(() => { throw new Error(`round ${round}: no poll within 120 s`); })]);
       await until('n8n to exit', 30_000, () => !!n8n!.process.exited());
       const down = Date.now();
-      await n8n.restart();
+      let failedStarts: string[];
+      try {
+        failedStarts = await restartAfterKill(n8n, mode, round, say);
+      } catch (e) {
+        gaveUp = { round, reason: (e as Error).message };
+        log.push({ round, delayMs, ranBeforeKill, restartMs: -1 });
+        break;
+      }
       const restartMs = Date.now() - down;
-      log.push({ round, delayMs, ranBeforeKill, restartMs });
-      say(`round ${round}/${o.kills}: killed ${delayMs} ms after the read (sink had ${ranBeforeKill}/${ids.length}), back in ${restartMs} ms`);
+      log.push({ round, delayMs, ranBeforeKill, restartMs, ...(failedStarts.length ? { failedStarts } : {}) });
+      say(`round ${round}/${o.kills}: killed ${delayMs} ms after the read (sink had ${ranBeforeKill}/${ids.length}), back in ${restartMs} ms${failedStarts.length ? ` after ${failedStarts.length} failed start(s)` : ''}`);
       // Let the restarted n8n poll once before the next round's certificates.
       await waitLists(1);
       await sleep(1500);
     }
-    // Catch up: a few quiet polls, then count.
-    await waitLists(3);
-    await sleep(5000);
-    const executions = await allExecutions(n8n, wf.id);
+    // Catch up: a few quiet polls, then count. (An n8n that did not start again has no executions to read.)
+    if (!gaveUp) {
+      await waitLists(3);
+      await sleep(5000);
+    }
+    const executions = gaveUp ? [] : await allExecutions(n8n, wf.id);
     const stored = new Map<string, number>();
     const crashedIds = new Set<string>();
     const byStatus: Record<string, number> = {};
@@ -358,6 +397,7 @@ async function runMode(mode: Mode, o: Options, extDir: string): Promise<ModeResu
       mode,
       switches,
       kills: log.length,
+      ...(gaveUp ? { gaveUp } : {}),
       certificates: issued.length,
       missed: count(ran, (n) => n === 0),
       repeated: count(ran, (n) => n > 1),
@@ -396,7 +436,13 @@ async function main() {
   const extDir = copyPackageToExtensionsDir(PACKAGE_DIR);
   try {
     // The modes run side by side (each its own n8n, sandbox, proxy and sink) to fit the time.
-    const results = await Promise.all(o.modes.map((m) => runMode(m, o, extDir)));
+    const settled = await Promise.allSettled(o.modes.map((m) => runMode(m, o, extDir)));
+    const results: ModeResult[] = [];
+    settled.forEach((r, i) => {
+      if (r.status === 'fulfilled') results.push(r.value);
+      else console.error(`[${o.modes[i]}] did not finish: ${(r.reason as Error).message}`);
+    });
+    if (results.length === 0) throw new Error('no setting finished; results.json is left as it was');
     const out: KillResults = {
       command: `npm exec -- tsx test/bench/n8n-kill/run.ts ${process.argv.slice(2).join(' ')}`.trim(),
       at: new Date().toISOString(),
