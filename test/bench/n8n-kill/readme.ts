@@ -13,39 +13,45 @@ const END = '<!-- n8n-kill:end -->';
 
 const SWITCHES = '`N8N_POLLER_DURABLE_CURSORS_ENABLED`, `N8N_SCHEDULER_ENABLED`, `N8N_SCHEDULER_POLL_TRIGGERS_ENABLED` and `N8N_USE_WORKFLOW_PUBLICATION_SERVICE`';
 
-/** "3 missed (2 of them in an execution n8n marked crashed), 0 repeated" for one setting. */
+/** What each setting is, in the paragraph. */
+const SETTING: Record<string, string> = {
+  off: "n8n's defaults",
+  on: `${SWITCHES} all \`true\``,
+  'on-grace': 'the same, and `N8N_SCHEDULER_MISFIRE_GRACE=2` with `N8N_SCHEDULER_MATERIALIZATION_WINDOW=2` (a poll that fell due while n8n was down is skipped, not run when it is back)',
+};
+
+/** "3 of 44 certificates never ran (2 of them in …), 0 ran twice" for one setting. */
 function figures(m: ModeResult): string {
-  const crashed = m.missedButStored > 0 ? ` (${m.missedButStored} of them in a stored execution n8n marked crashed, which its Retry runs)` : '';
-  return `${m.missed} of ${m.certificates} certificates missed${crashed}, ${m.repeated} repeated, over ${m.kills} kills`;
+  const crashed = m.missedButStored > 0 ? ` (${m.missedButStored} of them in an execution n8n stored and marked crashed, which its Retry runs)` : '';
+  const twice = m.repeated > 0 ? `${m.repeated} ran more than once (${m.extraRuns} extra runs)` : '0 ran twice';
+  const gaveUp = m.gaveUp ? `; n8n did not start again after kill ${m.gaveUp.round}, where the run stopped` : '';
+  const failed = failedStarts(m);
+  const starts = failed > 0 ? `; n8n's own start-up recovery failed ${failed} time(s) after a kill (the next start worked)` : '';
+  return `${m.missed} of ${m.certificates} certificates never ran${crashed}, ${twice}${gaveUp}${starts}`;
 }
 
 /** Starts of n8n that failed after a kill (it exited before it was ready; the next start was tried). */
 const failedStarts = (m: ModeResult): number => m.log.reduce((n, k) => n + (k.failedStarts?.length ?? 0), 0);
 
-/** What n8n itself did when started again: always ready, or some starts failed, or it never came back. */
-function starts(m: ModeResult, setting: string): string {
-  if (m.gaveUp) return ` ${setting}, n8n did not start again after kill ${m.gaveUp.round}; the run stopped there.`;
-  const n = failedStarts(m);
-  if (n === 0) return '';
-  return ` ${setting}, n8n's own start-up recovery failed ${n} time(s) after a kill (it exited; the next start worked), so run it under a restart policy.`;
-}
-
-/** True when the switches gave what the README recommends them for: every certificate in exactly one stored execution, none run twice. */
-export const switchesHold = (on: ModeResult): boolean => !on.gaveUp && on.storedMissed === 0 && on.storedRepeated === 0 && on.repeated === 0;
+/** True when a setting gave what the README would recommend it for: every certificate in exactly one stored execution, none run twice, n8n always back. */
+export const holds = (m: ModeResult): boolean => !m.gaveUp && m.storedMissed === 0 && m.storedRepeated === 0 && m.repeated === 0;
 
 export function killBlock(r: KillResults): string {
-  const { off, on } = r.modes;
-  if (!off || !on) throw new Error('results.json needs both modes (off and on): run test/bench/n8n-kill/run.ts with --modes off,on');
+  const modes = (['off', 'on', 'on-grace'] as const).filter((k) => r.modes[k]).map((k) => r.modes[k]!);
+  const off = r.modes.off;
+  if (!off || modes.length < 2) throw new Error('results.json needs off and at least one setting with the switches: run test/bench/n8n-kill/run.ts');
+  const runs = [...new Set(modes.map((m) => `${m.kills} kills, seed ${m.run.seed}`))].join('; ');
   const setup =
-    `**When n8n is killed.** kill -9 of a real n8n ${r.n8n} (one process, ${r.database}) at a random moment 0-${r.maxDelayMs} ms after a poll read ` +
-    `${r.perRound} new certificates (seed ${r.seed}; a poll every ${r.everySeconds} s; \`test/bench/n8n-kill/\`), then a restart: ` +
-    `by default, ${figures(off)}; with ${SWITCHES} all \`true\`, ${figures(on)}.`;
-  const advice = switchesHold(on)
-    ? ` Each certificate was then in exactly one stored execution, so we recommend the four switches (n8n calls its durable poll triggers not yet fully stable; watch the execution list). ` +
-      `The position is the node's static data either way: n8n copies it into its own table the first time and commits it with the execution, so the node needs no change. ` +
-      `Publishing with them on commits no position from the activation poll: ${on.activationProbe.ran} of ${on.activationProbe.issued} certificate issued between publishing and the first scheduled poll started the workflow (${off.activationProbe.ran} of ${off.activationProbe.issued} without them).`
-    : ` The switches did not hold here (stored: ${on.storedMissed} missed, ${on.storedRepeated} repeated), so we do not recommend them yet.`;
-  return `${BEGIN}\n${setup}${starts(off, 'By default')}${starts(on, 'With the switches')}${advice}\n${END}`;
+    `**When n8n is killed.** kill -9 of a real n8n ${r.n8n} (one process, ${r.database}) at a random moment 0-${off.run.maxDelayMs} ms after a poll read ` +
+    `${off.run.perRound} new certificates, then a restart (a poll every ${off.run.everySeconds} s; ${runs}; \`test/bench/n8n-kill/\`): ` +
+    modes.map((m) => `with ${SETTING[m.mode]}, ${figures(m)}`).join('; ') + '.';
+  const good = modes.filter((m) => m.mode !== 'off' && holds(m)).at(-1);
+  const advice = good
+    ? ` We recommend ${good.mode === 'on' ? 'the four switches' : 'the four switches with that grace'} (n8n calls its durable poll triggers not yet fully stable: watch the execution list). ` +
+      `The node needs no change: its position is the node's static data, which n8n then keeps in its own table and commits with the execution. ` +
+      `With the switches, the poll at publishing saves no position: ${good.activationProbe.ran} of ${good.activationProbe.issued} certificate issued before the first scheduled poll started the workflow (${off.activationProbe.ran} of ${off.activationProbe.issued} by default).`
+    : ' No setting with the switches kept each certificate to one stored execution here, so we do not recommend them yet.';
+  return `${BEGIN}\n${setup}${advice}\n${END}`;
 }
 
 /** The text with its block replaced; throws when the markers are missing. */

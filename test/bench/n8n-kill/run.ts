@@ -34,7 +34,18 @@ export const DURABLE_SWITCHES = {
 /** The durable scheduler records and starts runs on these intervals (s); n8n's own poll e2e tests use 1. */
 const SCHEDULER_PACE = { N8N_SCHEDULER_MATERIALIZATION_INTERVAL: '1', N8N_SCHEDULER_EXECUTOR_INTERVAL: '1' };
 
-type Mode = 'off' | 'on';
+/**
+ * off: n8n's defaults. on: the four switches. on-grace: the four switches, and polls that fell
+ * due while n8n was down are skipped rather than run at once when it is back (a misfire grace
+ * of 2 s instead of 60): with several poll times, each is its own schedule, and after a restart
+ * the overdue ones ran side by side from the same cursor (results.json, `on`).
+ */
+export const MODES = {
+  off: {},
+  on: { ...DURABLE_SWITCHES, ...SCHEDULER_PACE },
+  'on-grace': { ...DURABLE_SWITCHES, ...SCHEDULER_PACE, N8N_SCHEDULER_MISFIRE_GRACE: '2', N8N_SCHEDULER_MATERIALIZATION_WINDOW: '2' },
+} as const;
+type Mode = keyof typeof MODES;
 
 interface Options {
   kills: number;
@@ -58,7 +69,7 @@ function parseArgs(argv: string[]): Options {
     return n;
   };
   const modes = (get('modes') ?? 'off,on').split(',').map((m) => m.trim());
-  for (const m of modes) if (m !== 'off' && m !== 'on') throw new Error(`--modes takes off and/or on; got ${JSON.stringify(m)}`);
+  for (const m of modes) if (!(m in MODES)) throw new Error(`--modes takes ${Object.keys(MODES).join(', ')}; got ${JSON.stringify(m)}`);
   const everySeconds = num('every', 5);
   if (60 % everySeconds !== 0 || everySeconds < 1) throw new Error('--every must divide 60 (seconds between polls)');
   return { kills: num('kills', 20), seed: num('seed', 36), modes: modes as Mode[], everySeconds, maxDelayMs: num('max-delay', 600), perRound: num('per-round', 2) };
@@ -176,6 +187,8 @@ async function restartAfterKill(n8n: N8nInstance, mode: Mode, round: number, say
 
 export interface ModeResult {
   mode: Mode;
+  /** The run that measured this setting (a run may measure some settings only; the others are kept). */
+  run: { command: string; at: string; seed: number; everySeconds: number; maxDelayMs: number; perRound: number };
   switches: Record<string, string>;
   kills: number;
   certificates: number;
@@ -197,6 +210,10 @@ export interface ModeResult {
   activationProbe: { issued: number; ran: number };
   /** List request → the sink's record, in the clean polls before the first kill (ms, median). */
   pollToSinkMs: number | null;
+  /** Each stored execution at the end: [id, status, mode, startedAt, the certificate ids it holds]. */
+  storedExecutions?: Array<[string, string, string, string | null, string[]]>;
+  /** Each certificate the sink got more than once: the execution ids that ran it, in order. */
+  repeatedRuns?: Record<string, string[]>;
   killDelays: number[];
   killsBeforeSink: number;
   medianRestartMs: number;
@@ -204,18 +221,14 @@ export interface ModeResult {
   log: Kill[];
 }
 
-/** results.json: one run, both settings side by side. */
+/** results.json: each setting as its last run measured it. */
 export interface KillResults {
-  command: string;
-  at: string;
   n8n: string;
   database: string;
-  seed: number;
-  everySeconds: number;
-  maxDelayMs: number;
-  perRound: number;
   modes: Partial<Record<Mode, ModeResult>>;
 }
+
+const commandLine = () => `npm exec -- tsx test/bench/n8n-kill/run.ts ${process.argv.slice(2).join(' ')}`.trim();
 
 const median = (xs: number[]) => {
   if (xs.length === 0) return null;
@@ -229,7 +242,7 @@ function idsOf(execution: any): string[] {
   const ran = data.resultData?.runData?.Poll?.[0]?.data?.main?.[0];
   const stacked = data.executionData?.nodeExecutionStack?.find((s: any) => s?.node?.name === 'Poll')?.data?.main?.[0];
   const items: any[] = ran ?? stacked ?? [];
-  return [...new Set(items.map((i) => String(i?.json?.recipientId)))];
+  return [...new Set(items.map((i) => i?.json?.recipientId).filter((id) => typeof id === 'string'))];
 }
 
 async function allExecutions(n8n: N8nInstance, workflowId: string): Promise<any[]> {
@@ -247,7 +260,7 @@ async function allExecutions(n8n: N8nInstance, workflowId: string): Promise<any[
 async function runMode(mode: Mode, o: Options, extDir: string): Promise<ModeResult> {
   const say = (msg: string) => console.log(`[${mode}] ${new Date().toISOString().slice(11, 19)} ${msg}`);
   const started = Date.now();
-  const rng = seeded(o.seed + (mode === 'on' ? 1 : 0));
+  const rng = seeded(o.seed + Object.keys(MODES).indexOf(mode));
   const records: Record_[] = [];
   let lists = 0;
   let onList: (() => void) | undefined;
@@ -265,7 +278,7 @@ async function runMode(mode: Mode, o: Options, extDir: string): Promise<ModeResu
   const sinkUrl = await listen(sinkServer);
   const core = createClient({ baseUrl: sb.baseUrl, apiKey: sb.apiKey });
   const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), `certsvc-kill36-${mode}-`));
-  const switches = mode === 'on' ? { ...DURABLE_SWITCHES, ...SCHEDULER_PACE } : {};
+  const switches: Record<string, string> = MODES[mode];
   let n8n: N8nInstance | undefined;
   try {
     n8n = await startN8n({ customExtensionsDir: extDir, userFolder, env: { ...switches, EXECUTIONS_DATA_SAVE_ON_PROGRESS: 'false' }, startTimeoutMs: 240_000 });
@@ -395,6 +408,7 @@ async function runMode(mode: Mode, o: Options, extDir: string): Promise<ModeResu
     const count = (m: Map<string, number>, test: (n: number) => boolean) => issued.filter((id) => test(m.get(id) ?? 0)).length;
     const result: ModeResult = {
       mode,
+      run: { command: commandLine(), at: new Date().toISOString(), seed: o.seed, everySeconds: o.everySeconds, maxDelayMs: o.maxDelayMs, perRound: o.perRound },
       switches,
       kills: log.length,
       ...(gaveUp ? { gaveUp } : {}),
@@ -408,6 +422,10 @@ async function runMode(mode: Mode, o: Options, extDir: string): Promise<ModeResu
       executions: byStatus,
       activationProbe: { issued: 1, ran: probeRan },
       pollToSinkMs: median(latencies),
+      storedExecutions: executions
+        .map((e): [string, string, string, string | null, string[]] => [String(e.id), e.status, e.mode, e.startedAt ?? null, idsOf(e)])
+        .sort((a, b) => Number(a[0]) - Number(b[0])),
+      repeatedRuns: Object.fromEntries(issued.filter((id) => (ran.get(id) ?? 0) > 1).map((id) => [id, records.filter((r) => r.id === id).map((r) => r.execution)])),
       killDelays: log.map((k) => k.delayMs),
       killsBeforeSink: log.filter((k) => k.ranBeforeKill < o.perRound).length,
       medianRestartMs: median(log.map((k) => k.restartMs)) ?? 0,
@@ -420,6 +438,14 @@ async function runMode(mode: Mode, o: Options, extDir: string): Promise<ModeResu
     if (n8n) console.error(`[${mode}] n8n log tail:\n${n8n.logs().slice(-4000)}`);
     throw e;
   } finally {
+    // A copy of n8n's database for a closer look (stop() deletes the user folder).
+    const db = path.join(userFolder, '.n8n');
+    if (process.env.CERTSVC_KILL_KEEP_DB === '1' && fs.existsSync(db)) {
+      const keep = path.join(os.tmpdir(), `certsvc-kill36-${mode}-db`);
+      fs.rmSync(keep, { recursive: true, force: true });
+      fs.cpSync(db, keep, { recursive: true, filter: (f) => !f.includes('/.cache') });
+      say(`n8n's database copied to ${keep}`);
+    }
     await n8n?.stop().catch(() => undefined);
     fs.rmSync(userFolder, { recursive: true, force: true });
     proxy.close();
@@ -443,20 +469,11 @@ async function main() {
       else console.error(`[${o.modes[i]}] did not finish: ${(r.reason as Error).message}`);
     });
     if (results.length === 0) throw new Error('no setting finished; results.json is left as it was');
-    const out: KillResults = {
-      command: `npm exec -- tsx test/bench/n8n-kill/run.ts ${process.argv.slice(2).join(' ')}`.trim(),
-      at: new Date().toISOString(),
-      n8n: N8N_VERSION,
-      database: 'SQLite',
-      seed: o.seed,
-      everySeconds: o.everySeconds,
-      maxDelayMs: o.maxDelayMs,
-      perRound: o.perRound,
-      modes: Object.fromEntries(results.map((r) => [r.mode, r])),
-    };
+    const previous = fs.existsSync(RESULTS) ? (JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as KillResults).modes : {};
+    const out: KillResults = { n8n: N8N_VERSION, database: 'SQLite', modes: { ...previous, ...Object.fromEntries(results.map((r) => [r.mode, r])) } };
     fs.writeFileSync(RESULTS, `${JSON.stringify(out, null, 2)}\n`);
     console.log(`wrote ${path.relative(process.cwd(), RESULTS)}`);
-    if (out.modes.off && out.modes.on) {
+    if (out.modes.off && (out.modes.on || out.modes['on-grace'])) {
       writeReadme();
       console.log('rewrote the kill -9 paragraph of n8n/README.md');
     }
