@@ -17,7 +17,7 @@ const SWITCHES = '`N8N_POLLER_DURABLE_CURSORS_ENABLED`, `N8N_SCHEDULER_ENABLED`,
 const SETTING: Record<string, string> = {
   off: "n8n's defaults",
   on: `${SWITCHES} all \`true\``,
-  'on-grace': 'the same, and `N8N_SCHEDULER_MISFIRE_GRACE=2` with `N8N_SCHEDULER_MATERIALIZATION_WINDOW=2` (a poll that fell due while n8n was down is skipped, not run when it is back)',
+  'on-grace': 'the switches and `N8N_SCHEDULER_MISFIRE_GRACE=2`, `N8N_SCHEDULER_MATERIALIZATION_WINDOW=2` (polls that fell due while n8n was down are skipped, not run side by side when it is back)',
 };
 
 /** "3 of 44 certificates never ran (2 of them in …), 0 ran twice" for one setting. */
@@ -26,7 +26,7 @@ function figures(m: ModeResult): string {
   const twice = m.repeated > 0 ? `${m.repeated} ran more than once (${m.extraRuns} extra runs)` : '0 ran twice';
   const gaveUp = m.gaveUp ? `; n8n did not start again after kill ${m.gaveUp.round}, where the run stopped` : '';
   const failed = failedStarts(m);
-  const starts = failed > 0 ? `; n8n's own start-up recovery failed ${failed} time(s) after a kill (the next start worked)` : '';
+  const starts = failed > 0 ? `; n8n's own start-up recovery crashed it ${failed} time(s) after a kill (the next start worked: run it under a restart policy)` : '';
   return `${m.missed} of ${m.certificates} certificates never ran${crashed}, ${twice}${gaveUp}${starts}`;
 }
 
@@ -47,7 +47,7 @@ export function killBlock(r: KillResults): string {
     modes.map((m) => `with ${SETTING[m.mode]}, ${figures(m)}`).join('; ') + '.';
   const good = modes.filter((m) => m.mode !== 'off' && holds(m)).at(-1);
   const advice = good
-    ? ` We recommend ${good.mode === 'on' ? 'the four switches' : 'the four switches with that grace'} (n8n calls its durable poll triggers not yet fully stable: watch the execution list). ` +
+    ? ` We recommend ${good.mode === 'on' ? 'the four switches' : 'the four switches with that short grace'}, and Retry for crashed executions (n8n calls its durable poll triggers not yet fully stable: watch the execution list). ` +
       `The node needs no change: its position is the node's static data, which n8n then keeps in its own table and commits with the execution. ` +
       `With the switches, the poll at publishing saves no position: ${good.activationProbe.ran} of ${good.activationProbe.issued} certificate issued before the first scheduled poll started the workflow (${off.activationProbe.ran} of ${off.activationProbe.issued} by default).`
     : ' No setting with the switches kept each certificate to one stored execution here, so we do not recommend them yet.';
