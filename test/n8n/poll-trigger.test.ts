@@ -254,3 +254,29 @@ test('a damaged saved position fails the poll naming the field, never "nothing n
 	expect(error).toBeInstanceOf(NodeOperationError);
 	expect(`${error.message} ${error.description}`).toMatch(/state\.known/);
 });
+
+test("n8n's durable poll cursor (N8N_POLLER_DURABLE_CURSORS_ENABLED): a staged copy committed with the execution or not at all; each certificate in one committed poll", async () => {
+	// n8n 2.41.1 (trigger-execution-context.factory.js): getWorkflowStaticData('node') returns a
+	// copy of the stored cursor for the length of one poll; __emit commits that copy in the same
+	// transaction as the execution, and a kill before the commit loses both. The node must keep
+	// its whole position in that object (no module state, no global static data) for this to hold.
+	const batchId = await newBatch();
+	await issue(batchId, 2);
+	const params = { event: 'issued', watch: 'batch', batch: rl(batchId) };
+	let committed: IDataObject = {};
+	const stagedPoll = async (commit: boolean) => {
+		const staged = restart(committed);
+		const out = await poll(params, staged);
+		if (commit) committed = staged;
+		return out.items?.map((i) => i.recipientId) ?? null;
+	};
+	expect(await stagedPoll(true)).toBeNull();
+	const three = await issue(batchId, 3);
+	expect(await stagedPoll(false)).toEqual([...three].reverse()); // killed before the commit: no execution, no position
+	expect(await stagedPoll(true)).toEqual([...three].reverse()); // the next poll emits them again, and commits
+	expect(await stagedPoll(true)).toBeNull();
+	const two = await issue(batchId, 2);
+	expect(await stagedPoll(true)).toEqual([...two].reverse());
+	expect(await stagedPoll(false)).toBeNull();
+	expect(await stagedPoll(true)).toBeNull();
+});
