@@ -61,6 +61,9 @@ export const PLANS: Record<string, Plan> = {
       'npm run bench -- --quick               # small N, a ~40 s smoke run → results.local.json (git-ignored)': 'the benchmarks: a minute of load',
     },
   },
+  'test/bench/n8n-kill/README.md › The poll trigger when n8n is killed (a measurement, not a CI test)': {
+    notRun: 'a measurement of 15 minutes with a real n8n killed 40 times, and it rewrites results.json; test/bench/n8n-kill/readme.test.ts checks the paragraph it writes',
+  },
   "test/e2e/n8n-editor/README.md › n8n's editor, driven in a browser": { notRun: SUITES },
   'test/e2e/queue/README.md › n8n queue mode: harness and suite': { notRun: 'the queue-mode suite: `.ci/run` runs it' },
   'zapier/README.md › Setup': {},
