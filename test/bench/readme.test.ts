@@ -6,15 +6,25 @@ import { benchBlock, readResults, TARGETS, withBlock } from './readme';
 
 test.each(TARGETS.map((t) => [path.relative(path.resolve(__dirname, '../..'), t.file), t] as const))(
   '%s shows the figures of results.json',
-  (_name, { file, missed }) => {
+  (_name, { file, full }) => {
     const text = fs.readFileSync(file, 'utf8');
-    expect(text).toBe(withBlock(text, benchBlock(readResults(), missed), file));
+    expect(text).toBe(withBlock(text, benchBlock(readResults(), full), file));
   },
 );
 
-test('the block is rebuilt from the results: a changed figure changes it', () => {
+test.each([true, false])('the block (full: %s) is rebuilt from the results: a changed figure changes it, every row is in it', (full) => {
   const results = readResults();
-  const changed = { ...results, P1: { ...results.P1, ours: 'changed' } };
-  expect(benchBlock(changed, true)).not.toBe(benchBlock(results, true));
-  expect(benchBlock(changed, true)).toContain('| P1 | ');
+  const changed = { ...results, P1: { ...results.P1, ratio: 42.5, met: false } };
+  expect(benchBlock(changed, full)).not.toBe(benchBlock(results, full));
+  expect(benchBlock(changed, full)).toMatch(full ? /^\| P1 \| .*\| 42\.5 \|/m : /^\| P1 \| 42\.5 \| .* \| NO \|$/m);
+  for (const id of Object.keys(results)) expect(benchBlock(results, full)).toContain(`| ${id} | `);
+});
+
+test('the full table carries the note of each missed target; the summary names the missed ones', () => {
+  const results = readResults();
+  const changed = { ...results, P1: { ...results.P1, met: false, note: 'a note only the full table shows' } };
+  expect(benchBlock(changed, true)).toContain('- **P1** (');
+  expect(benchBlock(changed, true)).toContain('a note only the full table shows');
+  expect(benchBlock(changed, false)).not.toContain('a note only the full table shows');
+  expect(benchBlock(changed, false)).toMatch(/Missed: P1\b/);
 });

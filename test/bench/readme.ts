@@ -1,6 +1,8 @@
 // The benchmark figures in docs/benchmarks.md and test/bench/README.md are generated from
 // test/bench/results.json, between marker comments, so no figure is typed by hand
 // (test/bench/readme.test.ts fails when they differ). `npm run bench` rewrites them after each run; `npm run bench:readme` on its own.
+// docs/ gets a summary (ratio, target, met); test/bench/README.md, next to the definitions, the
+// full table and the benchmark's own note on each missed target.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Row } from './measure';
@@ -10,20 +12,27 @@ type Result = Row & { command: string; measuredAt: string; environment?: { cpus?
 
 export const RESULTS = path.join(__dirname, 'results.json');
 const ROOT = path.resolve(__dirname, '../..');
-/** Where a block goes, and whether it lists the missed targets with the benchmark's own note. */
-export const TARGETS: Array<{ file: string; missed: boolean }> = [
-  { file: path.join(ROOT, 'docs/benchmarks.md'), missed: true },
-  { file: path.join(__dirname, 'README.md'), missed: false },
+/** Where a block goes: the full table with the notes on missed targets, or the summary. */
+export const TARGETS: Array<{ file: string; full: boolean }> = [
+  { file: path.join(ROOT, 'docs/benchmarks.md'), full: false },
+  { file: path.join(__dirname, 'README.md'), full: true },
 ];
 const BEGIN = '<!-- bench:begin: generated from test/bench/results.json by `npm run bench:readme`; do not edit -->';
 const END = '<!-- bench:end -->';
 
-export function benchBlock(results: Record<string, Result>, missed: boolean): string {
+const mark = (met: boolean | null) => (met === null ? '—' : met ? 'yes' : 'NO');
+
+export function benchBlock(results: Record<string, Result>, full: boolean): string {
   const rows = Object.values(results).sort(byId);
+  const failed = rows.filter((r) => r.met === false);
+  if (!full) {
+    const dates = rows.map((r) => r.measuredAt.slice(0, 10)).sort();
+    const table = ['| | Ratio | Target | Met |', '|---|---|---|---|', ...rows.map((r) => `| ${r.id} | ${r.ratio ?? '—'} | ${r.target.replace(/\|/g, '\\|')} | ${mark(r.met)} |`)];
+    return `${BEGIN}\n${table.join('\n')}\n\nMeasured ${dates[0]} to ${dates.at(-1)}. Missed: ${failed.map((r) => r.id).join(', ') || 'none'}.\n${END}`;
+  }
   const when = (r: Result) => `\`${r.command}\` (${r.measuredAt.slice(0, 16).replace('T', ' ')} UTC)`;
   const lines = [markdownTable(rows), '', `Measured with: ${[...new Set(rows.map(when))].join(', ')}.`];
-  const failed = rows.filter((r) => r.met === false);
-  if (missed && failed.length) {
+  if (failed.length) {
     lines.push('', 'Where a target is missed, in the words the benchmark wrote with its figures:', '');
     for (const r of failed) lines.push(`- **${r.id}** (${r.ratio ?? 'no ratio'} against ${r.target}): ${r.note ?? 'no note was recorded.'}`);
   }
@@ -44,7 +53,7 @@ export function readResults(): Record<string, Result> {
 
 export function writeReadmes(): void {
   const results = readResults();
-  for (const { file, missed } of TARGETS) fs.writeFileSync(file, withBlock(fs.readFileSync(file, 'utf8'), benchBlock(results, missed), file));
+  for (const { file, full } of TARGETS) fs.writeFileSync(file, withBlock(fs.readFileSync(file, 'utf8'), benchBlock(results, full), file));
 }
 
 if (require.main === module) writeReadmes();

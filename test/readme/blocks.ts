@@ -1,4 +1,4 @@
-// What `npm run test:readme` (test/e2e/readme/blocks.e2e.test.ts) does with each shell block of
+// What `npm run test:readme` (test/readme/blocks.e2e.test.ts) does with each shell block of
 // the READMEs and docs/: it runs the block as written (with the substitutions that test lists),
 // or the block is here with the reason it is not run. A block not named here fails
 // test/readme/blocks.test.ts, so a new block is either run or explained.
@@ -60,6 +60,9 @@ export const PLANS: Record<string, Plan> = {
       'npm run bench -- --only P1,P4          # some of them (P1..P9, S = the sandbox\'s own benchmark, S3)': 'the benchmarks: they rewrite results.json',
       'npm run bench -- --quick               # small N, a ~40 s smoke run → results.local.json (git-ignored)': 'the benchmarks: a minute of load',
     },
+  },
+  'test/bench/n8n-kill/README.md › The poll trigger when n8n is killed (a measurement, not a CI test)': {
+    notRun: 'a measurement, not a CI test: 15 min of n8n kills that rewrite results.json and n8n/README.md (test/bench/n8n-kill/readme.test.ts checks that paragraph against results.json)',
   },
   "test/e2e/n8n-editor/README.md › n8n's editor, driven in a browser": { notRun: SUITES },
   'test/e2e/queue/README.md › n8n queue mode: harness and suite': { notRun: 'the queue-mode suite: `.ci/run` runs it' },

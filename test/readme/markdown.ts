@@ -1,4 +1,4 @@
-// The fenced blocks of the repository's READMEs and docs/, read from the Markdown itself.
+// The fenced blocks of the repository's READMEs and docs/ (with docs/design/), read from the Markdown itself.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -17,14 +17,14 @@ export interface Fence {
   text: string;
 }
 
-/** Every README.md in the repository, and every Markdown file in docs/. */
+/** Every README.md in the repository, and every Markdown file under docs/ (docs/design/ too). */
 export function markdownFiles(dir = ROOT): string[] {
   const out: string[] = [];
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     if (SKIP.has(entry.name)) continue;
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) out.push(...markdownFiles(full));
-    else if (entry.name === 'README.md' || (path.relative(ROOT, dir) === 'docs' && entry.name.endsWith('.md'))) out.push(path.relative(ROOT, full));
+    else if (entry.name === 'README.md' || (path.relative(ROOT, dir).split(path.sep)[0] === 'docs' && entry.name.endsWith('.md'))) out.push(path.relative(ROOT, full));
   }
   return out.sort();
 }

@@ -1,10 +1,10 @@
-// `npm run test:unit`'s figures in the root README (tests, seconds, load) come from
+// `npm run test:unit`'s timings (tests, seconds, load) in docs/tests.md come from
 // test/timing/unit.json, which `npm run test:unit:measure` writes from runs it times itself, so
-// no figure is typed by hand (test/timing/unit.test.ts fails when the README and the file differ).
-// The coverage thresholds it quotes are package.json's.
-//   npm run test:unit:measure               one run of `npm run test:unit`, timed; writes unit.json and the README
+// no figure is typed by hand (test/timing/unit.test.ts fails when the table and the file differ).
+// They are a table, not a sentence: no generated prose.
+//   npm run test:unit:measure               one run of `npm run test:unit`, timed; writes unit.json and the table
 //   npm run test:unit:measure -- --runs 3   three runs, one after the other
-//   npx tsx test/timing/unit.ts --docs      only rewrites the README from unit.json
+//   npx tsx test/timing/unit.ts --docs      only rewrites the table from unit.json
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,7 +12,7 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
 export const MEASUREMENT = path.join(__dirname, 'unit.json');
-export const TARGETS = [path.join(ROOT, 'README.md')];
+export const TARGETS = [path.join(ROOT, 'docs/tests.md')];
 const BEGIN = '<!-- unit:begin: generated from test/timing/unit.json by `npm run test:unit:measure`; do not edit -->';
 const END = '<!-- unit:end -->';
 
@@ -32,30 +32,11 @@ export interface Measurement {
   runs: Run[];
 }
 
-/** The SDK core's coverage thresholds, which `npm test` enforces (package.json). */
-export function coverageThreshold(): { lines: number; branches: number } {
-  return (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { jest: { coverageThreshold: { global: { lines: number; branches: number } } } }).jest.coverageThreshold.global;
-}
-
-const n = (x: number) => x.toLocaleString('en-US');
-const list = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
-const range = (xs: number[]) => (Math.min(...xs) === Math.max(...xs) ? `${xs[0]}` : `${Math.min(...xs)}–${Math.max(...xs)}`);
-
-/** The README's block: the figures of `m`, or nothing before the first measurement (no figure is typed by hand). */
+/** The table of `m`: one row per run; only the header before the first measurement (no figure is typed by hand). */
 export function unitBlock(m: Measurement | undefined): string {
-  if (!m) return `${BEGIN}\n${END}`;
-  const tests = [...new Set(m.runs.map((r) => r.tests))];
-  const dates = [...new Set(m.runs.map((r) => r.measuredAt.slice(0, 10)))];
-  const threshold = coverageThreshold();
-  const text =
-    `\`npm run test:unit\` is the fast inner loop: everything that needs no n8n install, no browser and no ` +
-    `Debian service, without the hosts' own tools and without coverage ([docs/tests.md](docs/tests.md) says why; ${list(tests.map(n))} tests; ${list(m.runs.map((r) => `${Math.round(r.seconds)}`))} s in ` +
-    `${m.runs.length === 1 ? 'one run' : `${m.runs.length} runs`} on a ${m.cpus}-core machine, build included, jest's cache warm (a first run in a new clone takes longer), with a 1-minute ` +
-    `load average of ${range(m.runs.map((r) => r.loadBefore))} before ${m.runs.length === 1 ? 'it' : 'each'}; ` +
-    `\`npm run test:unit:measure\`, ${list(dates)}). \`npm test\` also measures the SDK core's coverage ` +
-    `(\`shared/sdk/src\`) and fails below ${threshold.lines} % of lines or ${threshold.branches} % of branches; ` +
-    `\`npm run test:unit -- --coverage\` measures it in the loop.`;
-  return `${BEGIN}\n${text}\n${END}`;
+  const rows = !m ? [] : m.runs.map((r, i) => `| ${i + 1} | ${r.measuredAt.slice(0, 16).replace('T', ' ')} UTC | ${m.cpus} | ${r.tests.toLocaleString('en-US')} | ${Math.round(r.seconds)} | ${r.loadBefore.toFixed(2)} | ${r.loadAfter.toFixed(2)} |`);
+  const table = ['| run | started | cores | tests | seconds, build included | load before | load after |', '|---|---|---|---|---|---|---|', ...rows];
+  return `${BEGIN}\n${table.join('\n')}\n${END}`;
 }
 
 /** The file's text with its block replaced by `block`; throws when the markers are missing. */
@@ -109,7 +90,7 @@ function main(argv: string[]): void {
   };
   fs.writeFileSync(MEASUREMENT, `${JSON.stringify(measurement, null, 2)}\n`);
   writeDocs(measurement);
-  console.log(`wrote ${path.relative(ROOT, MEASUREMENT)} and the README: ${measurement.runs.map((r) => `${r.tests} tests in ${r.seconds} s`).join('; ')}`);
+  console.log(`wrote ${path.relative(ROOT, MEASUREMENT)} and docs/tests.md: ${measurement.runs.map((r) => `${r.tests} tests in ${r.seconds} s`).join('; ')}`);
 }
 
 if (require.main === module) main(process.argv.slice(2));

@@ -81,28 +81,6 @@ describe('app definition', () => {
     expect(app[kind][key].display.label).toBe(label);
   });
 
-  it('matches the root README\'s table "Operations on both platforms", row by row', () => {
-    const readme = fs.readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
-    const start = readme.indexOf('## Operations on both platforms');
-    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-    const rows = section.split('\n').filter((line) => line.startsWith('| ')).slice(1); // after the header
-    const byKey = { ...app.triggers, ...app.creates, ...app.searches } as Record<string, Record<string, any>>;
-    let checked = 0;
-    for (const row of rows) {
-      const zapierCell = row.split('|')[3].trim();
-      const match = /^([a-z_]+)(?: …)? → (.+)$/.exec(zapierCell);
-      if (!match) continue;
-      if (match[1] === 'certificate_issued') {
-        // The triggers row lists the four labels.
-        expect(['certificate_issued', 'certificate_sent', 'certificate_failed', 'certificate_viewed'].map((k) => byKey[k].display.label).join(', ')).toBe(match[2]);
-      } else {
-        expect(byKey[match[1]].display.label).toBe(match[2]);
-      }
-      checked += 1;
-    }
-    expect(checked).toBe(13);
-  });
-
   it('calls the issued thing a certificate in every visible label and description, never a recipient', () => {
     const visible = [...Object.values(app.triggers), ...Object.values(app.creates), ...Object.values(app.searches)].filter((op) => !op.display.hidden);
     for (const op of visible) {
