@@ -160,7 +160,7 @@ export = createExpressHandler;
     expect(await strictTsc(apps.sdk, ['check.mts', 'check.cts'])).toEqual({ code: 0, out: '' });
   }, 60_000);
 
-  test("every code example in the SDK's and the sandbox's READMEs type-checks under strict TypeScript against the packed types", async () => {
+  test("every code example in the SDK's and the sandbox's READMEs and the SDK's design notes type-checks under strict TypeScript against the packed types", async () => {
     // JS blocks are checked as JavaScript (checkJs), TS blocks as TypeScript; names an example
     // takes from the reader's own code (their learners, their Express app) are declared here.
     // docs/design/sdk.md holds the shared-store (Redis) example the SDK README links to.
