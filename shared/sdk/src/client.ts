@@ -266,6 +266,10 @@ export class CertificateServiceClient {
   deleteSubscription(subscriptionId: string): Promise<ActionResult> {
     return this.#exit(subscriptions.deleteSubscription(this.#http, subscriptionId));
   }
+  /** `deleteSubscription` for a trigger being taken down: a subscription already gone (404) is `{ deleted: true, alreadyDeleted: true }`, not an error. */
+  unsubscribe(subscriptionId: string): Promise<ActionResult> {
+    return this.#exit(subscriptions.unsubscribe(this.#http, subscriptionId));
+  }
   testSubscription(subscriptionId: string): Promise<ActionResult> {
     return this.#exit(subscriptions.testSubscription(this.#http, subscriptionId));
   }
