@@ -17,3 +17,10 @@ test('reads CERTSVC_API_KEY and CERTSVC_BASE_URL; given values win; a missing on
   // The key never appears in the error for a missing URL.
   expect(() => clientFromEnv({ CERTSVC_API_KEY: KEY })).not.toThrow(new RegExp(KEY));
 });
+
+test('one UsageError: the CLI and the MCP server throw the SDK\'s class', async () => {
+  const { UsageError } = await import('@certificate-service/sdk');
+  const mcp = await import('@certificate-service/mcp');
+  expect(mcp.UsageError).toBe(UsageError);
+  expect(() => mcp.selectTools({ tools: ['no_such_tool'] })).toThrow(UsageError);
+});

@@ -1,5 +1,4 @@
-import { clientFromEnv, createUndiciTransport, type CertificateServiceClient, type HttpRequest, type HttpResponse, type Transport } from '@certificate-service/sdk';
-import { UsageError } from './usage-error';
+import { clientFromEnv, createUndiciTransport, type CertificateServiceClient, type HttpRequest, type HttpResponse, type Transport, UsageError } from '@certificate-service/sdk';
 
 /** How long `certsvc` waits for a connection before saying nothing answers. */
 export const CONNECT_TIMEOUT_MS = 5_000;

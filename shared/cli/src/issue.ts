@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
-import { CertificateServiceError, fileInFlightMarkers, outcomeReport, type IssueOutcome, type OutcomeReport } from '@certificate-service/sdk';
+import { CertificateServiceError, fileInFlightMarkers, outcomeReport, type IssueOutcome, type OutcomeReport, UsageError } from '@certificate-service/sdk';
 import type { Connection } from './connect';
 import type { CsvRow } from './csv-rows';
 import { invalidReason, readIssueInput, type IssueInputFlags } from './issue-input';
 import { userPath } from './paths';
 import { progressBar } from './progress';
 import { resultsFile } from './results-file';
-import { UsageError } from './usage-error';
 
 export interface IssueFlags extends IssueInputFlags {
   errors?: string;

@@ -15,6 +15,7 @@ export type { PooledTransport } from './undici-transport';
 // Node only (files): the state folder, and in-flight markers that keep a retry in another process from issuing twice.
 export { stateDir } from './state-dir';
 export { fileInFlightMarkers, type FileMarkerOptions } from './in-flight-files';
+export { UsageError } from './usage-error';
 
 /** Waits with a plain timer; the core itself takes its `sleep` from the host. */
 export const timerSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
