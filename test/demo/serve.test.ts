@@ -6,6 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { freePort } from '../support/net';
 import { alive, withDescendants } from '../support/processes';
+import { until } from '../support/until';
 
 const ROOT = path.resolve(__dirname, '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -16,13 +17,6 @@ const answers = (port: number) =>
     const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
     socket.on('error', () => resolve(false));
   });
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('a busy port names --port', async () => {
   const holder = net.createServer();
