@@ -1,5 +1,5 @@
 // `npm start -- --serve`, the sandbox for a real n8n or `zapier-platform invoke`, run here as its
-// npm script runs it after the build (`sh -c "… && node --import tsx test/demo/start.ts --serve"`):
+// npm script runs it after the build (`sh -c "… && node --import tsx demo/start.ts --serve"`):
 // a port another process holds names --port, and killing the shell's parent chain stops it.
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
@@ -10,7 +10,7 @@ import { until } from '../support/until';
 
 const ROOT = path.resolve(__dirname, '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
-const serve = (port: number) => `true && ${NODE} --import tsx test/demo/start.ts --serve --port ${port}`;
+const serve = (port: number) => `true && ${NODE} --import tsx demo/start.ts --serve --port ${port}`;
 
 const answers = (port: number) =>
   new Promise<boolean>((resolve) => {
