@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
-import { CertificateServiceError, fileInFlightMarkers, outcomeReport, type IssueOutcome, type OutcomeReport, UsageError } from '@certificate-service/sdk';
+import { CertificateServiceError, fileInFlightMarkers, outcomeReport, type IssueOutcome, type OutcomeReport, type OutcomeTally, UsageError } from '@certificate-service/sdk';
 import type { Connection } from './connect';
 import type { CsvRow } from './csv-rows';
 import { invalidReason, readIssueInput, type IssueInputFlags } from './issue-input';
@@ -31,20 +31,11 @@ const processInterrupts: Interrupts = {
 export const INTERRUPTED = 130;
 const shown = 10;
 
-/** What `certsvc issue` prints on stdout, one JSON line; each row is counted once. */
-export interface IssueSummary {
-  issued: number;
-  skipped: number;
-  /** Refused before sending (with --skip-invalid). */
-  invalid: number;
-  /** Refused by the service, or held back because of a refusal or an unreadable batch. */
-  failed: number;
-  /** Sent, and no readable answer: check, or run the same command again (rows already issued are skipped). */
-  unknown: number;
-  /** Never sent, because the run was stopped (Ctrl-C). */
-  notSent: number;
-  requests: number;
-}
+/**
+ * What `certsvc issue` prints on stdout, one JSON line: the core's tally (each row counted once;
+ * `invalid` only with --skip-invalid, `notSent` after Ctrl-C) and the HTTP requests sent.
+ */
+export type IssueSummary = Omit<OutcomeTally, 'total'> & { requests: number };
 
 /** The core's tally, keys in this order (scripts read them), plus the request count. */
 function summary({ tally: t }: OutcomeReport, requests: number): IssueSummary {
