@@ -10,6 +10,7 @@ import { parse } from 'csv-parse/sync';
 import { createClient } from '@certificate-service/sdk';
 import { CLI } from '../support/built';
 import { cliWorld } from '../support/cli';
+import { until } from '../support/until';
 
 jest.setTimeout(60_000);
 
@@ -17,13 +18,6 @@ const world = cliWorld({ rateLimit: false }, 'certsvc-int-');
 
 const BULK_PATH = '^/api/v1/batches/[^/]+/recipients/bulk$';
 const bulkCalls = () => Object.entries(world.sb.controls.counters().requests.byRoute).filter(([r]) => /recipients\/bulk$/.test(r)).reduce((n, [, c]) => n + c, 0);
-const until = async (what: () => boolean, ms = 20_000) => {
-  const end = Date.now() + ms;
-  while (!what()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 async function setup(name: string) {
   world.sb.controls.resetCounters();
@@ -67,9 +61,9 @@ test('one Ctrl-C: the call in flight finishes, the rest is not sent, exit 130; t
   const { ws, client, batchId, csv, errors, out } = await setup('once');
   world.sb.controls.injectFaults({ kind: 'delay', delayMs: 1500, every: 2, match: { method: 'POST', path: BULK_PATH } });
   const run = issue(['--batch', batchId, '--csv', csv, '--errors', errors, '--out', out], ws.apiKey);
-  await until(() => bulkCalls() === 2); // the second call is in flight, held by the sandbox
+  await until('the second bulk call', () => bulkCalls() === 2); // the second call is in flight, held by the sandbox
   // --out is written as the run goes: the first call's 100 rows are there while the second is held.
-  await until(() => fs.existsSync(out) && (parse(fs.readFileSync(out, 'utf8'), { columns: true }) as unknown[]).length === 100);
+  await until('the first 100 rows in --out', () => fs.existsSync(out) && (parse(fs.readFileSync(out, 'utf8'), { columns: true }) as unknown[]).length === 100);
   run.child.kill('SIGINT');
   const r = await run.done;
   world.sb.controls.clearFaults();
@@ -97,10 +91,10 @@ test('two Ctrl-C: it quits at once, the rows in flight written as "unknown" with
   const { ws, client, batchId, csv, errors, out } = await setup('twice');
   world.sb.controls.injectFaults({ kind: 'delay', delayMs: 4000, every: 2, match: { method: 'POST', path: BULK_PATH } });
   const run = issue(['--batch', batchId, '--csv', csv, '--errors', errors, '--out', out], ws.apiKey);
-  await until(() => bulkCalls() === 2);
+  await until('the second bulk call', () => bulkCalls() === 2);
   const sentAt = Date.now();
   run.child.kill('SIGINT');
-  await until(() => run.child.exitCode !== null || fs.existsSync(errors) || Date.now() - sentAt > 200, 2_000);
+  await until('the first Ctrl-C to be taken', () => run.child.exitCode !== null || fs.existsSync(errors) || Date.now() - sentAt > 200, 2_000);
   run.child.kill('SIGINT');
   const r = await run.done;
   expect(Date.now() - sentAt).toBeLessThan(3_000); // did not wait for the held call
@@ -122,7 +116,7 @@ test('two Ctrl-C: it quits at once, the rows in flight written as "unknown" with
 
   // The service finishes the abandoned call (its client has gone); "wait a minute" (the markers
   // are aged by two), then the same command again.
-  await until(() => world.sb.controls.quota(ws.workspaceId).used === 200);
+  await until('the abandoned call to be issued', () => world.sb.controls.quota(ws.workspaceId).used === 200);
   world.sb.controls.clearFaults();
   for (const f of markers()) fs.writeFileSync(f, JSON.stringify({ ...JSON.parse(fs.readFileSync(f, 'utf8')), createdAt: Date.now() - 120_000, sentAt: Date.now() - 120_000 }));
   const second = await issue(['--batch', batchId, '--csv', csv], ws.apiKey).done;

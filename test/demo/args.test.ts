@@ -1,4 +1,4 @@
-import { portFrom } from './args';
+import { portFrom } from '../../demo/args';
 
 test.each([
   [['--serve', '--port', '4011'], 4011],

@@ -6,7 +6,7 @@ jest.mock('undici', () => {
 });
 import { request } from 'undici';
 import { createSandbox } from '@certificate-service/sandbox';
-import { CORE_FLOW_TITLE, runCoreFlow } from './core-flow';
+import { CORE_FLOW_TITLE, runCoreFlow } from '../../demo/core-flow';
 
 test('the core flow sends every API call through undici; fetch only opens the viewer page, as a browser would', async () => {
   expect(CORE_FLOW_TITLE).toMatch(/undici/);

@@ -5,20 +5,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fences } from '../readme/markdown';
 import { CLI, ensureBuilt } from '../support/built';
-import { NEXT_STEPS, SERVE_PORT } from './next-steps';
+import { NEXT_STEPS, SERVE_PORT } from '../../demo/next-steps';
 
 const ROOT = path.resolve(__dirname, '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 
 test('npm start (its script after the build) ends with the next steps', () => {
-  const run = spawnSync(NODE, ['--import', 'tsx', 'test/demo/start.ts'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
+  const run = spawnSync(NODE, ['--import', 'tsx', 'demo/start.ts'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
   expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr.slice(-2000) }).toEqual({ status: 0, stderr: '' });
   expect(run.stdout.trimEnd().endsWith(`All flows passed.\n\n${NEXT_STEPS}`)).toBe(true);
 }, 180_000);
 
 test('each next step names what exists: --serve on its port, the CLI with the sample CSV, the README sections', async () => {
   expect(NEXT_STEPS).toContain(`npm start -- --serve (base URL http://127.0.0.1:${SERVE_PORT}/api/v1`);
-  expect(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).toMatch(/"start": "npm run build && node --import tsx test\/demo\/start\.ts"/);
+  expect(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).toMatch(/"start": "npm run build && node --import tsx demo\/start\.ts"/);
 
   expect(NEXT_STEPS).toContain('--csv examples/learners.csv');
   expect(fs.readFileSync(path.join(ROOT, 'examples/learners.csv'), 'utf8').split('\n')[0]).toMatch(/^name,email,/);

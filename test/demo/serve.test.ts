@@ -1,28 +1,22 @@
 // `npm start -- --serve`, the sandbox for a real n8n or `zapier-platform invoke`, run here as its
-// npm script runs it after the build (`sh -c "… && node --import tsx test/demo/start.ts --serve"`):
+// npm script runs it after the build (`sh -c "… && node --import tsx demo/start.ts --serve"`):
 // a port another process holds names --port, and killing the shell's parent chain stops it.
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { freePort } from '../support/net';
 import { alive, withDescendants } from '../support/processes';
+import { until } from '../support/until';
 
 const ROOT = path.resolve(__dirname, '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
-const serve = (port: number) => `true && ${NODE} --import tsx test/demo/start.ts --serve --port ${port}`;
+const serve = (port: number) => `true && ${NODE} --import tsx demo/start.ts --serve --port ${port}`;
 
 const answers = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
     socket.on('error', () => resolve(false));
   });
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('a busy port names --port', async () => {
   const holder = net.createServer();

@@ -21,6 +21,7 @@ import type {
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
+import { API_KEY, BASE_URL } from '../support/service';
 
 export interface Credentials {
 	apiKey: string;
@@ -52,8 +53,8 @@ export interface FakeOptions {
 }
 
 export const TEST_CREDENTIALS: Credentials = {
-	apiKey: 'sk_live_test_0123456789abcdef',
-	baseUrl: 'https://certs.example.test/api/v1',
+	apiKey: API_KEY,
+	baseUrl: BASE_URL,
 };
 
 /** A resource locator value as the editor stores it. */

@@ -1,8 +1,10 @@
 // Response bodies shaped like the spec's resources (section 2).
 import nock from 'nock';
 import { recipientFixture } from '../support/recipient';
-export const BASE = 'https://certs.example.test';
-export const API = '/api/v1';
+import { API_PATH, ORIGIN } from '../support/service';
+
+export const BASE = ORIGIN;
+export const API = API_PATH;
 
 export function recipient(n: number, overrides: Record<string, unknown> = {}) {
 	return recipientFixture(n, overrides, BASE);

@@ -121,7 +121,7 @@ describe('partial failure of a bulk call', () => {
 		const e = error as NodeApiError;
 		expect(e.message).toBe('person2@example.com: email domain is blocked');
 		expect(e.context.itemIndex).toBe(2);
-		expect(e.description).toContain('Of 4 items, 3 certificates were issued, 0 skipped (already issued), 1 failed, 0 with an unknown outcome and 0 not sent');
+		expect(e.description).toContain('Of 4 items, 3 certificates were issued, 0 skipped (already issued), 0 invalid, 1 failed, 0 with an unknown outcome and 0 not sent. The issued ones are not undone.');
 		expect(e.description).toContain('Continue On Fail');
 	});
 

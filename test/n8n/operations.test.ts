@@ -516,7 +516,7 @@ describe('errors', () => {
 
 	it('a bad base URL in the credential is reported before any request', async () => {
 		const { error, requests } = await runError({
-			credentials: { apiKey: 'k', baseUrl: 'http://certs.example.test' },
+			credentials: { apiKey: 'k', baseUrl: 'http://certs.example.com' },
 			params: { resource: 'design', operation: 'getMany', returnAll: true },
 		});
 		expect(error).toBeInstanceOf(NodeOperationError);

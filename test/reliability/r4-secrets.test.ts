@@ -1,5 +1,5 @@
 /**
- * R4 secrets: one whole e2e run against the sandbox — the core flow (test/demo), every n8n
+ * R4 secrets: one whole e2e run against the sandbox — the core flow (demo/core-flow.ts), every n8n
  * node operation, the n8n trigger's lifecycle and real signed deliveries (genuine, forged,
  * rotated), and the Zapier app (auth test, creates, searches, a trigger's subscribe /
  * deliveries / unsubscribe) — with a distinctive API key made through the sandbox controls.
@@ -23,7 +23,7 @@ import { CertificateService } from '../../n8n/nodes/CertificateService/Certifica
 import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTrigger/CertificateServiceTrigger.node';
 import { resetDeliveryMemory } from '../../n8n/nodes/shared/delivery-memory';
 import App from '../../zapier/src';
-import { runCoreFlow } from '../demo/core-flow';
+import { runCoreFlow } from '../../demo/core-flow';
 import { fakeExecute, fakeHook, fakeWebhook, inputItems, rl, type Credentials, type ParamsFor } from '../n8n/fake-context';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { startReceiver, type Received, type Receiver } from '@certificate-service/sandbox/testing';

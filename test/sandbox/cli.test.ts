@@ -9,6 +9,7 @@ import { freePort } from '../support/net';
 import { alive, withDescendants } from '../support/processes';
 import { ensureBuilt, PACKAGES } from '../support/built';
 import { readFlags } from '../../shared/sandbox/src/cli';
+import { until } from '../support/until';
 
 jest.setTimeout(60_000);
 
@@ -23,13 +24,6 @@ const answers = (port: number) =>
     socket.on('error', () => resolve(false));
   });
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('a busy port: exit 1, and the message names the address and --port', async () => {
   const holder = net.createServer();

@@ -1,6 +1,6 @@
 // The control surface, in-process and over /__sandbox: counters, reset, workspaces and
 // keys, settings; plus start options and a clean close().
-import { createSandbox, type ListShape, type Sandbox } from '@certificate-service/sandbox';
+import { createSandbox, DEMO_API_KEY, type ListShape, type Sandbox } from '@certificate-service/sandbox';
 import { Api } from '@certificate-service/sandbox/testing';
 import { startReceiver } from '@certificate-service/sandbox/testing';
 
@@ -170,7 +170,7 @@ test('seed: false starts empty; workspaces can still be created', async () => {
   try {
     expect(empty.apiKey).toBeNull();
     expect(empty.workspace).toBeNull();
-    const e = new Api(empty.baseUrl, 'sk_live_sandbox_demo_key_0001');
+    const e = new Api(empty.baseUrl, DEMO_API_KEY);
     expect((await e.post('/auth')).body.error).toBe('INVALID_API_KEY');
     const ws = empty.controls.createWorkspace();
     expect((await e.as(ws.apiKey).get('/designs')).body.data).toHaveLength(3);

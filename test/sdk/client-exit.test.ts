@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { CertificateServiceClient, CertificateServiceError } from '@certificate-service/sdk/core';
 
-// The client's one exit (client.ts #exit) awaits the promise a resource function returns, so the
+// The client's one exit (client/index.ts #exit) awaits the promise a resource function returns, so the
 // function must be `async`: a check that threw synchronously would leave the client unredacted,
 // or as a throw where a promise is expected. Every method is called here with inputs that fail
 // (no arguments, and the key itself as every argument) against a service that echoes the key:

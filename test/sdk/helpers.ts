@@ -2,9 +2,11 @@ import { CertificateServiceClient, type ClientOptions } from '@certificate-servi
 import { createFetchTransport } from '../../shared/sdk/src/fetch-transport';
 import { recipientFixture } from '../support/recipient';
 
-export const BASE = 'https://certs.example.com';
-export const API = `${BASE}/api/v1`;
-export const KEY = 'sk_live_test_key_123456';
+import { API_KEY, BASE_URL, ORIGIN } from '../support/service';
+
+export const BASE = ORIGIN;
+export const API = BASE_URL;
+export const KEY = API_KEY;
 
 /** A client on the real fetch transport (nock intercepts it), with no real waiting. */
 export function makeClient(overrides: Partial<ClientOptions> = {}) {

@@ -11,6 +11,7 @@ import { countOutcomes, createClient, fileInFlightMarkers, stateDir, type IssueO
 import { markerState, processStart } from '../../shared/sdk/src/in-flight-files';
 import { ensureBuilt } from '../support/built';
 import { DESIGN_NONE, startStub, type StubService } from './stub-service';
+import { until } from '../support/until';
 
 jest.setTimeout(60_000);
 
@@ -18,13 +19,6 @@ const KEY = 'sk_test_stub_key_0123456789';
 const ROOT = path.resolve(__dirname, '../..');
 const people = (n: number, prefix = 'p') => Array.from({ length: n }, (_, i) => ({ batchId: 'b1', name: `P${i}`, email: `${prefix}${i}@example.com` }));
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(ok: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await pause(20);
-  }
-}
 const certificates = (s: StubService) => (s.issued.get('b1') ?? []).map((r) => r.email.toLowerCase());
 const posts = (s: StubService) => s.requests.filter((r) => r.method === 'POST').length;
 const client = (s: StubService) => createClient({ baseUrl: s.baseUrl, apiKey: KEY });
@@ -37,7 +31,7 @@ afterEach(() => stub.close());
 
 /** Once the first bulk call is at the service: later calls are answered at once. */
 async function firstCallHeld(): Promise<void> {
-  await until(() => posts(stub) > 0);
+  await until('the first issue call', () => posts(stub) > 0);
   stub.holdBulkMs = 0;
 }
 
@@ -71,7 +65,7 @@ describe('in one process', () => {
 
   test('the wait is bounded by inFlightWaitMs and by the waiting run\'s own signal: what is still held ends unknown and is not sent', async () => {
     const first = client(stub).issueMany(people(200));
-    await until(() => posts(stub) > 0); // held 3 s
+    await until('the first issue call', () => posts(stub) > 0); // held 3 s
     const bounded = await client(stub).issueMany(people(200), { inFlightWaitMs: 300 });
     expect(countOutcomes(bounded)).toMatchObject({ unknown: 200 });
     expect(bounded[0]).toMatchObject({ ok: false, error: { code: 'IN_FLIGHT_ELSEWHERE', outcomeUnknown: true } });
@@ -87,7 +81,7 @@ describe('in one process', () => {
   test('an email whose outcome is unknown in the other run (sent, answer unreadable) is not sent again: unknown here too', async () => {
     stub.garbleNextBulk = true; // the held call lands, then answers a body no reader knows
     const first = client(stub).issueMany(people(3));
-    await until(() => posts(stub) > 0);
+    await until('the first issue call', () => posts(stub) > 0);
     const retry = await client(stub).issueMany(people(3));
     const firstOutcomes = await first;
     expect(countOutcomes(firstOutcomes)).toMatchObject({ unknown: 3 });
@@ -101,7 +95,7 @@ describe('in one process', () => {
 
   test('another service (another key) shares no hold', async () => {
     const first = client(stub).issueMany(people(100));
-    await until(() => posts(stub) > 0);
+    await until('the first issue call', () => posts(stub) > 0);
     stub.holdBulkMs = 0;
     // Same emails with another key: not waited for (the stub, unlike a service, takes any key).
     const other = await createClient({ baseUrl: stub.baseUrl, apiKey: `${KEY}_other` }).issueMany(people(100));
@@ -132,7 +126,7 @@ describe('across processes (file markers in the state folder)', () => {
     child.stdout!.on('data', (c) => (out += c));
     child.stderr!.on('data', (c) => (out += c));
     const done = new Promise<string>((resolve) => child!.on('exit', () => resolve(out)));
-    await until(() => out.includes('sending') && posts(stub) > 0);
+    await until('certsvc to be sending', () => out.includes('sending') && posts(stub) > 0);
     return { done };
   }
 

@@ -1,11 +1,12 @@
 import type { Recipient } from '@certificate-service/sdk/core';
+import { ORIGIN } from './service';
 
 /**
  * The one recipient fixture: all 13 fields of the spec's recipient (section 2), numbered so
  * that ids, certificate ids and share tokens are unique per `n`. Each test layer names its
  * people its own way through `overrides`; the shape lives here only.
  */
-export function recipientFixture(n: number, overrides: Partial<Recipient> | Record<string, unknown> = {}, origin = 'https://certs.example.test'): Recipient {
+export function recipientFixture(n: number, overrides: Partial<Recipient> | Record<string, unknown> = {}, origin = ORIGIN): Recipient {
   return {
     id: `rec_${n}`,
     batchId: 'batch_1',

@@ -46,7 +46,7 @@ it('n8n Issue (one item, Skip Emails Already Issued on): from the node to the HT
     'router (n8n/nodes/CertificateService/actions/router.ts)',
     'withClient (n8n/nodes/shared/client.ts)',
     'execute (n8n/nodes/CertificateService/actions/certificate/issue.operation.ts)',
-    'CertificateServiceClient.#exitOutcomes (shared/sdk/src/client.ts)',
+    'CertificateServiceClient.#exitOutcomes (shared/sdk/src/client/index.ts)',
     'issueMany (shared/sdk/src/issue/index.ts)',
     'sendCalls (shared/sdk/src/issue/index.ts)',
     'Requester.call (shared/sdk/src/request.ts)',
@@ -70,7 +70,7 @@ it('Zapier Issue Certificate: from the perform to the HTTP call', async () => {
   expect(walk(stack)).toEqual([
     'perform (zapier/src/lib/client.ts)',
     '(callback) (zapier/src/creates/issue_certificate.ts)',
-    'CertificateServiceClient.#exitOutcomes (shared/sdk/src/client.ts)',
+    'CertificateServiceClient.#exitOutcomes (shared/sdk/src/client/index.ts)',
     'issueMany (shared/sdk/src/issue/index.ts)',
     'sendCalls (shared/sdk/src/issue/index.ts)',
     'Requester.call (shared/sdk/src/request.ts)',

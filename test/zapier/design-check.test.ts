@@ -16,7 +16,7 @@ function designReads(design: Record<string, unknown> = requiredCourse) {
   api().get('/api/v1/designs').reply(200, { data: [design], nextCursor: null });
 }
 /** The single-issue POST, recording what was sent and issuing it as it is. */
-function issueOne(sent: Array<Record<string, unknown>>, times = 1) {
+function answerSingleIssue(sent: Array<Record<string, unknown>>, times = 1) {
   api()
     .post('/api/v1/batches/batch_1/recipients')
     .times(times)
@@ -32,7 +32,7 @@ describe('issue_certificate', () => {
   it('free-form data without the required course: refused before sending, naming data.course; with it: issued', async () => {
     designReads();
     const sent: Array<Record<string, unknown>> = [];
-    issueOne(sent);
+    answerSingleIssue(sent);
     const error = await caught(issue({ batch_id: 'batch_1', name: 'Bad', email: 'bad@example.com', data: { room: 'B2' } }, true));
     expect(error.name).toBe('HaltedError');
     expect(error.firstLine).toMatch(/data\.course/);
@@ -44,14 +44,14 @@ describe('issue_certificate', () => {
   it('a design that lists no variables does not block issuing', async () => {
     designReads({ id: 'design_none' });
     const sent: Array<Record<string, unknown>> = [];
-    issueOne(sent);
+    answerSingleIssue(sent);
     await expect(issue({ batch_id: 'batch_1', name: 'Ada', email: 'ada@example.com' }, true)).resolves.toMatchObject({ id: 'rec_1' });
   });
 
   it('a variable named __proto__ travels like any other: the named field fills it, and it is sent', async () => {
     designReads({ id: 'design_proto', variables: [{ name: '__proto__', label: 'Proto', required: true }, { name: 'constructor', required: true }] });
     const sent: Array<Record<string, unknown>> = [];
-    issueOne(sent);
+    answerSingleIssue(sent);
     await issue({ batch_id: 'batch_1', name: 'Ada', email: 'ada@example.com', variable____proto__: 'p', variable__constructor: 'c' }, true);
     expect(Object.entries(sent[0].data as object)).toEqual([['__proto__', 'p'], ['constructor', 'c']]);
   });
@@ -91,7 +91,7 @@ describe('the design cache', () => {
     expect(designCacheKey({ ...authData, baseUrl: 'https://staging.example.com/api/v1' }, 'batch_1')).not.toBe(a);
     expect(designCacheKey(authData, 'batch_2')).not.toBe(a);
     designReads();
-    issueOne([]);
+    answerSingleIssue([]);
     await issue({ batch_id: 'batch_1', name: 'Ada', email: 'ada@example.com', data: { course: 'C' } }, true);
     const cache = (appTester as unknown as { zcacheTestObj: Record<string, string> }).zcacheTestObj;
     expect(Object.keys(cache)).toEqual([a]);

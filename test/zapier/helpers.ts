@@ -5,11 +5,10 @@ import zapier, { type Bundle, type ZObject } from 'zapier-platform-core';
 import App from '../../zapier/src';
 import { signPayload, type EventType, type Recipient, type WebhookEvent } from '@certificate-service/sdk/core';
 import { recipientFixture } from '../support/recipient';
+import { API_KEY, BASE_URL, ORIGIN } from '../support/service';
 
 export { App };
-export const ORIGIN = 'https://certs.example.com';
-export const BASE_URL = `${ORIGIN}/api/v1`;
-export const API_KEY = 'sk_live_test_key_abcdef123456';
+export { API_KEY, BASE_URL, ORIGIN } from '../support/service';
 export const SECRET = 'wh_sec_test_secret_0123456789';
 export const authData = { apiKey: API_KEY, baseUrl: BASE_URL };
 

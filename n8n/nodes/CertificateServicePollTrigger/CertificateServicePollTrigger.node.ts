@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { batchLocator } from '../shared/batch-locator';
 import * as listSearch from '../shared/listSearch';
 import { pollOnce } from './poll';
 
@@ -79,30 +80,7 @@ export class CertificateServicePollTrigger implements INodeType {
 					},
 				],
 			},
-			{
-				displayName: 'Batch',
-				name: 'batch',
-				type: 'resourceLocator',
-				default: { mode: 'list', value: '' },
-				required: true,
-				description: 'The batch whose certificates start the workflow',
-				displayOptions: { show: { watch: ['batch'] } },
-				modes: [
-					{
-						displayName: 'From List',
-						name: 'list',
-						type: 'list',
-						placeholder: 'Select a batch...',
-						typeOptions: { searchListMethod: 'searchBatches', searchable: true },
-					},
-					{
-						displayName: 'By ID',
-						name: 'id',
-						type: 'string',
-						placeholder: 'e.g. batch_8f2k1x',
-					},
-				],
-			},
+			batchLocator({ description: 'The batch whose certificates start the workflow', displayOptions: { show: { watch: ['batch'] } } }),
 		],
 	};
 

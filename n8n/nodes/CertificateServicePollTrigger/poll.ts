@@ -1,7 +1,7 @@
 import type { IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { POLL_EVENTS, polledEvent } from '@certificate-service/sdk/core';
+import { polledEvent } from '@certificate-service/sdk/core';
 import type { FlatEvent, PollEvent, PollState } from '@certificate-service/sdk/core';
 import { withClient } from '../shared/client';
 
@@ -28,14 +28,11 @@ interface Saved {
 
 function readSettings(context: IPollFunctions): { event: PollEvent; batchId?: string } {
 	const node = context.getNode();
+	// The event (and every other poll setting) is the core's to check, before any request.
 	const event = context.getNodeParameter('event', 'issued') as PollEvent;
-	if (!POLL_EVENTS.includes(event)) {
-		throw new NodeOperationError(node, `Unknown event "${String(event)}"`, {
-			description: `Choose one of: ${POLL_EVENTS.join(', ')}. Nothing was sent to the service.`,
-		});
-	}
 	if (context.getNodeParameter('watch', 'batch') === 'allActive') return { event };
 	const batchId = String(context.getNodeParameter('batch', '', { extractValue: true }) ?? '').trim();
+	// Checked here too, in the node's words: without a batch there is no position to keep.
 	if (!batchId) {
 		throw new NodeOperationError(node, 'Choose a batch to watch', {
 			description: 'Check the "Batch" value, or set Watch to All Active Batches. Nothing was sent to the service.',

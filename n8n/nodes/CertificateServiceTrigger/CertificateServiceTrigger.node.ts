@@ -10,6 +10,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { acceptOnly, flattenEvent, handleDelivery, PENDING_RETRY_AFTER_SECONDS } from '@certificate-service/sdk/core';
 import type { HeaderBag } from '@certificate-service/sdk/core';
+import { batchLocator } from '../shared/batch-locator';
 import * as listSearch from '../shared/listSearch';
 import { triggerStore, whenAnswered } from './deliveries';
 import { createSubscription, deleteSubscription, subscriptionExists } from './subscription';
@@ -81,28 +82,7 @@ export class CertificateServiceTrigger implements INodeType {
 					},
 				],
 			},
-			{
-				displayName: 'Batch',
-				name: 'batch',
-				type: 'resourceLocator',
-				default: { mode: 'list', value: '' },
-				description: 'Only start for certificates of this batch. Leave empty for all batches.',
-				modes: [
-					{
-						displayName: 'From List',
-						name: 'list',
-						type: 'list',
-						placeholder: 'Any batch',
-						typeOptions: { searchListMethod: 'searchBatches', searchable: true },
-					},
-					{
-						displayName: 'By ID',
-						name: 'id',
-						type: 'string',
-						placeholder: 'e.g. batch_8f2k1x',
-					},
-				],
-			},
+			batchLocator({ description: 'Only start for certificates of this batch. Leave empty for all batches.', required: false, any: 'Any batch' }),
 		],
 	};
 

@@ -14,7 +14,7 @@ export const STORED_DELIVERIES = 200;
  * Where a delivery id is remembered, and what each place survives (n8n 2.41.1; measured in a
  * real queue-mode n8n by test/e2e/queue, figures in its README):
  *
- * 1. This process's memory (helpers/delivery-memory.ts, shared with Delivery → Verify): the id
+ * 1. This process's memory (n8n/nodes/shared/delivery-memory.ts, shared with Delivery → Verify): the id
  *    is pending from the moment webhook() takes it until n8n's answer to that attempt is known,
  *    then done (n8n answered 2xx) or free again (anything else), see whenAnswered below.
  *

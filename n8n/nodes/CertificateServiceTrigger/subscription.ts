@@ -137,17 +137,16 @@ export async function deleteSubscription(context: IHookFunctions): Promise<boole
 	return true;
 }
 
-/** DELETE the subscription; true when it is gone (404 included), false after logging another failure. */
+/** The core's unsubscribe (a 404 is already gone); true when it is gone, false after logging another failure. */
 async function unsubscribe(
 	context: IHookFunctions,
 	service: CertificateServiceClient,
 	subscriptionId: string,
 ): Promise<boolean> {
 	try {
-		await service.deleteSubscription(subscriptionId);
+		await service.unsubscribe(subscriptionId);
 		return true;
 	} catch (error) {
-		if (isNotFound(error)) return true;
 		const message = error instanceof Error ? error.message : String(error);
 		context.logger.warn(`Could not delete webhook subscription ${subscriptionId}: ${message}`);
 		return false;

@@ -1,5 +1,5 @@
+import { UsageError } from '@certificate-service/sdk';
 import type { BatchVariables } from '@certificate-service/sdk';
-import { UsageError } from './usage-error';
 
 /** Edits (insert, delete, replace) from `a` to `b`: how close a typed column is to a variable. */
 export function editDistance(a: string, b: string): number {

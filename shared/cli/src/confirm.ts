@@ -1,5 +1,5 @@
+import { UsageError } from '@certificate-service/sdk';
 import readline from 'node:readline/promises';
-import { UsageError } from './usage-error';
 
 /** Where a question is asked: stdin when it is a terminal, the question on stderr. */
 export interface Terminal {

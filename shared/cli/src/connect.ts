@@ -1,5 +1,4 @@
-import { apiKeyFrom, CertificateServiceClient, createUndiciTransport, type HttpRequest, type HttpResponse, type Transport } from '@certificate-service/sdk';
-import { UsageError } from './usage-error';
+import { clientFromEnv, createUndiciTransport, type CertificateServiceClient, type HttpRequest, type HttpResponse, type Transport, UsageError } from '@certificate-service/sdk';
 
 /** How long `certsvc` waits for a connection before saying nothing answers. */
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -19,10 +18,6 @@ export interface Connection {
 
 /** A client from the flags, else CERTSVC_API_KEY / CERTSVC_BASE_URL, that reports its requests and waits. */
 export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, observe?: (request: HttpRequest, response: HttpResponse) => void): Connection {
-  const apiKey = flags.apiKey ?? env.CERTSVC_API_KEY;
-  const baseUrl = flags.baseUrl ?? env.CERTSVC_BASE_URL;
-  if (!apiKeyFrom(apiKey)) throw new UsageError('No API key: set CERTSVC_API_KEY or pass --api-key.');
-  if (!baseUrl?.trim()) throw new UsageError('No service URL: set CERTSVC_BASE_URL (e.g. https://<your service host>/api/v1) or pass --base-url.');
   // A shorter connect timeout than the SDK's 10 s: someone is waiting at the terminal, and an
   // address that never answers should say so soon (with a hint about the base URL).
   const undici = createUndiciTransport({ connectTimeoutMs: CONNECT_TIMEOUT_MS });
@@ -35,9 +30,15 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
     observe?.(request, response);
     return response;
   };
-  const client = new CertificateServiceClient({
-    baseUrl,
-    apiKey, // the core trims it where it adds it; redaction covers both forms
+  const client = clientFromEnv(env, {
+    apiKey: flags.apiKey,
+    baseUrl: flags.baseUrl,
+    missing: (variable) =>
+      new UsageError(
+        variable === 'CERTSVC_API_KEY'
+          ? 'No API key: set CERTSVC_API_KEY or pass --api-key.'
+          : 'No service URL: set CERTSVC_BASE_URL (e.g. https://<your service host>/api/v1) or pass --base-url.',
+      ),
     transport,
     sleep: (ms) => {
       waitingUntil = Date.now() + ms;

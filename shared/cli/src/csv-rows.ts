@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { emailKey } from '@certificate-service/sdk';
-import { UsageError } from './usage-error';
+import { emailKey, UsageError } from '@certificate-service/sdk';
 
 /** One CSV row as read: the core's issue plan checks it. */
 export interface CsvRow {

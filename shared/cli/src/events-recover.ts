@@ -10,9 +10,8 @@
 // `viewed` cannot be recovered: no list says when a certificate was viewed.
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { POLL_EVENTS, signPayload, type PollEvent } from '@certificate-service/sdk';
+import { POLL_EVENTS, signPayload, type PollEvent, UsageError } from '@certificate-service/sdk';
 import { connect, type ConnectionFlags } from './connect';
-import { UsageError } from './usage-error';
 
 export interface RecoverFlags {
   since: string;

@@ -1,9 +1,8 @@
-import { CertificateServiceError, validateIssue, type DesignVariable, type IssueItem, type IssueOutcome } from '@certificate-service/sdk';
+import { CertificateServiceError, validateIssue, type DesignVariable, type IssueItem, type IssueOutcome, UsageError } from '@certificate-service/sdk';
 import { matchColumns } from './columns';
 import type { Connection } from './connect';
 import { readRows, renameColumns, repeatedEmails, type CsvRow } from './csv-rows';
 import { userPath } from './paths';
-import { UsageError } from './usage-error';
 
 /** The flags `certsvc issue` shares with `--dry-run`. */
 export interface IssueInputFlags {

@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
-import { CertificateServiceError, countOutcomes, fileInFlightMarkers, outcomeProblems, type IssueOutcome } from '@certificate-service/sdk';
+import { CertificateServiceError, fileInFlightMarkers, outcomeReport, type IssueOutcome, type OutcomeReport, type OutcomeTally, UsageError } from '@certificate-service/sdk';
 import type { Connection } from './connect';
 import type { CsvRow } from './csv-rows';
 import { invalidReason, readIssueInput, type IssueInputFlags } from './issue-input';
 import { userPath } from './paths';
 import { progressBar } from './progress';
 import { resultsFile } from './results-file';
-import { UsageError } from './usage-error';
 
 export interface IssueFlags extends IssueInputFlags {
   errors?: string;
@@ -32,24 +31,15 @@ const processInterrupts: Interrupts = {
 export const INTERRUPTED = 130;
 const shown = 10;
 
-/** What `certsvc issue` prints on stdout, one JSON line; each row is counted once. */
-export interface IssueSummary {
-  issued: number;
-  skipped: number;
-  /** Refused before sending (with --skip-invalid). */
-  invalid: number;
-  /** Refused by the service, or held back because of a refusal or an unreadable batch. */
-  failed: number;
-  /** Sent, and no readable answer: check, or run the same command again (rows already issued are skipped). */
-  unknown: number;
-  /** Never sent, because the run was stopped (Ctrl-C). */
-  notSent: number;
-  requests: number;
-}
+/**
+ * What `certsvc issue` prints on stdout, one JSON line: the core's tally (each row counted once;
+ * `invalid` only with --skip-invalid, `notSent` after Ctrl-C) and the HTTP requests sent.
+ */
+export type IssueSummary = Omit<OutcomeTally, 'total'> & { requests: number };
 
-function summary(outcomes: IssueOutcome[], requests: number): IssueSummary {
-  const c = countOutcomes(outcomes);
-  return { issued: c.issued, skipped: c.skipped, invalid: c.invalid, failed: c.failed + c.refusedEarlier + c.unreadBatch, unknown: c.unknown, notSent: c.notSent, requests };
+/** The core's tally, keys in this order (scripts read them), plus the request count. */
+function summary({ tally: t }: OutcomeReport, requests: number): IssueSummary {
+  return { issued: t.issued, skipped: t.skipped, invalid: t.invalid, failed: t.failed, unknown: t.unknown, notSent: t.notSent, requests };
 }
 
 function lineList(rows: CsvRow[], items: number[]): string {
@@ -183,8 +173,8 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
   if (invalid.length > shown) stderr.write(`… and ${invalid.length - shown} more invalid rows.\n`);
   // One reason for every row and nothing issued (the batch could not be read, a refused key):
   // said once, as the command's error.
-  const problems = outcomeProblems(outcomes).filter((p) => p.kind !== 'invalid');
-  const c = countOutcomes(outcomes);
+  const report = outcomeReport(outcomes);
+  const problems = report.problems.filter((p) => p.kind !== 'invalid');
   const only = problems.length === 1 && problems[0].items.length === rows.length ? outcomes[0] : undefined;
   if (only?.kind === 'unreadBatch' && only.error.cause instanceof CertificateServiceError) throw only.error.cause;
 
@@ -196,14 +186,14 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
     if (problems.length > shown) stderr.write(`… and ${problems.length - shown} more (pass --errors <file> to get every row as CSV).\n`);
   }
   if (out) stderr.write(`Every row with its certificate: ${userPath(flags.out!)}\n`);
-  if (c.unknown) {
+  if (report.tally.unknown) {
     stderr.write(
       flags.skipExisting
         ? 'Some rows have an unknown outcome (sent, but no reliable answer came back). Run the same command again: rows already in the batch are skipped, so none is issued twice.\n'
         : 'Some rows have an unknown outcome (sent, but no reliable answer came back). Check the batch before sending them again, or run again without --no-skip-existing.\n',
     );
   }
-  const result = summary(outcomes, connection.requests());
+  const result = summary(report, connection.requests());
   stdout.write(`${JSON.stringify(result)}\n`);
   if (stop.signal.aborted) {
     const again = flags.skipExisting ? 'Run the same command again to issue them (rows already issued are skipped).' : 'Run again without --no-skip-existing to issue only them.';

@@ -4,14 +4,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { CertificateServiceError, EVENT_TYPES, hostHint, type EventType, type HostWords } from '@certificate-service/sdk';
+import { CertificateServiceError, EVENT_TYPES, hostHint, type EventType, type HostWords, UsageError } from '@certificate-service/sdk';
 import { registerCertificates } from './certificates';
 import { confirm } from './confirm';
 import { connect, type ConnectionFlags } from './connect';
 import { runDoctor } from './doctor';
 import { runDryRun } from './dry-run';
 import { runIssue, type IssueFlags } from './issue';
-import { UsageError } from './usage-error';
 import { runVerify, type VerifyFlags } from './verify';
 
 const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '../package.json'), 'utf8')) as { version: string };

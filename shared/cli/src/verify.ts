@@ -1,5 +1,4 @@
-import { checkDelivery } from '@certificate-service/sdk';
-import { UsageError } from './usage-error';
+import { checkDelivery, UsageError } from '@certificate-service/sdk';
 
 export interface VerifyFlags {
   secret?: string[];

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createClient, createUndiciTransport, validationError, type CertificateServiceClient, type HeaderBag } from '@certificate-service/sdk';
+import { clientFromEnv, createUndiciTransport, validationError, type CertificateServiceClient, type HeaderBag } from '@certificate-service/sdk';
 import { ConfirmationTokens, confirmationsDir, serviceIdentity } from './confirm';
 import { DEFAULT_PORT, serveHttp } from './http';
 import { stderrLogger } from './log';
@@ -86,14 +86,14 @@ export function parseFlags(argv: string[]): Flags {
   };
 }
 
-/** The API client from the environment; a missing variable is an error naming it, at the first tool call. */
-export function clientFromEnv(env: NodeJS.ProcessEnv, observe?: (status: number, headers: HeaderBag, body: unknown) => void): CertificateServiceClient {
-  if (!env.CERTSVC_API_KEY?.trim()) throw validationError('CERTSVC_API_KEY', "is not set in this MCP server's environment: add it to the server's \"env\" in the client's configuration");
-  if (!env.CERTSVC_BASE_URL?.trim()) throw validationError('CERTSVC_BASE_URL', "is not set in this MCP server's environment (e.g. https://<your service host>/api/v1)");
+/** The API client from the environment (the SDK's `clientFromEnv`); a missing variable is an error naming it, at the first tool call. */
+export function mcpClient(env: NodeJS.ProcessEnv, observe?: (status: number, headers: HeaderBag, body: unknown) => void): CertificateServiceClient {
   const undici = createUndiciTransport();
-  return createClient({
-    apiKey: env.CERTSVC_API_KEY,
-    baseUrl: env.CERTSVC_BASE_URL,
+  return clientFromEnv(env, {
+    missing: (variable) =>
+      variable === 'CERTSVC_API_KEY'
+        ? validationError(variable, "is not set in this MCP server's environment: add it to the server's \"env\" in the client's configuration")
+        : validationError(variable, "is not set in this MCP server's environment (e.g. https://<your service host>/api/v1)"),
     transport: observe
       ? async (request) => {
           const response = await undici(request);
@@ -128,8 +128,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
 
   let client: CertificateServiceClient | undefined;
   const options: ServerOptions = {
-    client: () => (client ??= clientFromEnv(env)),
-    observedClient: (observe) => clientFromEnv(env, observe),
+    client: () => (client ??= mcpClient(env)),
+    observedClient: (observe) => mcpClient(env, observe),
     tools: flags.tools,
     readOnly: flags.readOnly,
     confirmAbove: flags.confirmAbove,

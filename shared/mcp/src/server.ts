@@ -26,7 +26,9 @@ export const INSTRUCTIONS =
 /** How long the user has to answer a confirmation the client shows; silence changes nothing. */
 export const ELICITATION_TIMEOUT_MS = 30_000;
 
-export class UsageError extends Error {}
+import { UsageError } from '@certificate-service/sdk';
+
+export { UsageError };
 
 export interface ToolSelection {
   /** Allow-list of tool names (--tools a,b); every tool when absent. */

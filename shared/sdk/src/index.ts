@@ -15,6 +15,7 @@ export type { PooledTransport } from './undici-transport';
 // Node only (files): the state folder, and in-flight markers that keep a retry in another process from issuing twice.
 export { stateDir } from './state-dir';
 export { fileInFlightMarkers, type FileMarkerOptions } from './in-flight-files';
+export { UsageError } from './usage-error';
 
 /** Waits with a plain timer; the core itself takes its `sleep` from the host. */
 export const timerSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -44,4 +45,29 @@ export function createClient(options: CreateClientOptions): CertificateServiceCl
     baseUrl: rest.baseUrl as string, // checked by the client, which names the field when it is missing
     transport: transport ?? createUndiciTransport({ headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs, ...http }),
   });
+}
+
+/** The environment variables every Node host (the CLI, the MCP server, scripts) reads the connection from. */
+export const ENV_API_KEY = 'CERTSVC_API_KEY';
+export const ENV_BASE_URL = 'CERTSVC_BASE_URL';
+
+export type ClientFromEnvOptions = Omit<CreateClientOptions, 'apiKey' | 'baseUrl'> & {
+  /** Values that win over the environment (a host's flags); blank counts as not given. */
+  apiKey?: string;
+  baseUrl?: string;
+  /** The error for a missing variable, in the host's words (default: a VALIDATION_ERROR naming it). */
+  missing?: (variable: typeof ENV_API_KEY | typeof ENV_BASE_URL) => Error;
+};
+
+/**
+ * A client from CERTSVC_API_KEY and CERTSVC_BASE_URL (or the values given), checked before any
+ * request: a missing one is an error naming the variable.
+ */
+export function clientFromEnv(env: NodeJS.ProcessEnv = process.env, options: ClientFromEnvOptions = {}): CertificateServiceClient {
+  const { missing = (variable) => validationError(variable, 'is not set'), ...rest } = options;
+  const apiKey = rest.apiKey ?? env[ENV_API_KEY];
+  const baseUrl = rest.baseUrl ?? env[ENV_BASE_URL];
+  if (!apiKeyFrom(apiKey)) throw missing(ENV_API_KEY);
+  if (!baseUrl?.trim()) throw missing(ENV_BASE_URL);
+  return createClient({ ...rest, apiKey, baseUrl });
 }

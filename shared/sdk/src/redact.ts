@@ -1,7 +1,7 @@
 // Redaction: what must never leave the core (the API key as given and trimmed, the host's
 // secrets, every signing secret seen, and anything shaped like a bearer token or a signing
 // secret), taken out of texts and of parsed values, keys included. Used where answers are read
-// (request.ts), where errors are made (errors.ts) and at the client's exit (client.ts).
+// (request.ts), where errors are made (errors.ts) and at the client's exit (client/index.ts).
 // A server may echo anything back (a header, an HTML error page, the key in a message),
 // and a user may paste the key into any field. So every error is cleaned where it is
 // made: the secrets the client knows, plus the shapes secrets always have.

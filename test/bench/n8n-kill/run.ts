@@ -23,6 +23,7 @@ import { ensureN8nInstalled, N8N_VERSION, startN8n, type N8nInstance } from '../
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../../e2e/n8n/package-setup';
 
 import { RESULTS, writeReadme } from './readme';
+import { until } from '../../support/until';
 
 /** The four switches of n8n's durable poll cursors (n8n/dist/workflows/triggers/poll-cursor.service.js). */
 export const DURABLE_SWITCHES = {
@@ -99,13 +100,6 @@ export function pollTimesEvery(seconds: number): { item: Array<{ mode: 'custom';
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, timeoutMs: number, check: () => boolean | Promise<boolean>, everyMs = 100): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 function listen(server: http.Server): Promise<string> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
@@ -324,7 +318,7 @@ async function runMode(mode: Mode, o: Options, extDir: string): Promise<ModeResu
     const ranCount = (ids: string[]) => ids.filter((id) => records.some((r) => r.id === id)).length;
     const waitLists = (n: number, timeoutMs = 120_000) => {
       const target = lists + n;
-      return until(`${n} list request(s)`, timeoutMs, () => lists >= target);
+      return until(`${n} list request(s)`, () => lists >= target, timeoutMs, 100);
     };
 
     await n8n.publish(wf.id, 120_000);
@@ -342,7 +336,7 @@ async function runMode(mode: Mode, o: Options, extDir: string): Promise<ModeResu
     for (let i = 0; i < 2; i++) {
       const ids = await issue(o.perRound, `clean${i}`);
       issued.push(...ids);
-      await until('the clean round to reach the sink', 60_000, () => ranCount(ids) === ids.length);
+      await until('the clean round to reach the sink', () => ranCount(ids) === ids.length, 60_000, 100);
       const firstAt = Math.min(...records.filter((r) => ids.includes(r.id)).map((r) => r.at));
       const read = listTimes.filter((t) => t <= firstAt).at(-1);
       if (read !== undefined) latencies.push(firstAt - read);
@@ -370,7 +364,7 @@ async function runMode(mode: Mode, o: Options, extDir: string): Promise<ModeResu
           }, delayMs);
       });
       await Promise.race([killed, sleep(120_000).then(() => { throw new Error(`round ${round}: no poll within 120 s`); })]);
-      await until('n8n to exit', 30_000, () => !!n8n!.process.exited());
+      await until('n8n to exit', () => !!n8n!.process.exited(), 30_000, 100);
       const down = Date.now();
       let failedStarts: string[];
       try {

@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { freePort } from '../../support/net';
+import { until } from '../../support/until';
 
 export const N8N_VERSION = '2.41.1';
 const INSTALL_SCRIPT = path.join(__dirname, 'install-n8n.sh');
@@ -238,11 +239,11 @@ export async function spawnN8n(opts: ProcessOptions): Promise<N8nProcess> {
   async function ready(): Promise<void> {
     const timeoutMs = opts.startTimeoutMs ?? 120_000;
     // /healthz/readiness answers 200 once the DB is migrated and the server fully started.
-    await waitFor(`n8n ${opts.command} to become ready`, timeoutMs, async () => {
+    await until(`n8n ${opts.command} to become ready`, async () => {
       if (exited) throw new Error(exited);
       const res = await fetch(`${baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
       return res?.status === 200;
-    });
+    }, timeoutMs, 250);
   }
 
   const proc: N8nProcess = {
@@ -313,14 +314,14 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
   // (e.g. production webhooks) go live ~1 s later. The editor polls this endpoint for that.
   async function waitForPublication(id: string, want: 'published' | 'not_published', timeoutMs: number) {
     let last: any;
-    await waitFor(`workflow ${id} to be ${want}`, timeoutMs, async () => {
+    await until(`workflow ${id} to be ${want}`, async () => {
       if (exited()) throw new Error(exited());
       last = await request('rest', 'GET', `/workflows/${id}/publication-status`);
       if (want === 'published' && (last.status === 'failed' || last.status === 'partial')) {
         throw fail(`publishing workflow ${id} failed: ${JSON.stringify(last.triggers)}`);
       }
       return last.status === want;
-    }, 100).catch((e: Error) => {
+    }, timeoutMs, 100).catch((e: Error) => {
       throw e.message.includes('--- n8n ') ? e : fail(`${e.message} (last status ${JSON.stringify(last)})`);
     });
   }
@@ -378,11 +379,11 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     },
     async waitForExecution(executionId, timeoutMs = 120_000) {
       let execution: any;
-      await waitFor(`execution ${executionId} to finish`, timeoutMs, async () => {
+      await until(`execution ${executionId} to finish`, async () => {
         if (exited()) throw new Error(exited());
         execution = await request('api', 'GET', `/executions/${executionId}?includeData=true`).catch(() => undefined);
         return !!execution && !['new', 'running', 'waiting'].includes(execution.status);
-      }, 100).catch((e: Error) => {
+      }, timeoutMs, 100).catch((e: Error) => {
         throw fail(e.message);
       });
       return execution;
@@ -472,14 +473,6 @@ function toRunResult(execution: any): RunResult {
   };
 }
 
-async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>, intervalMs = 250) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
 
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals) {

@@ -22,6 +22,7 @@ import { startQueueN8n, type QueueN8n } from './harness';
 import { triggerWorkflow } from '../n8n/trigger-workflow';
 import { allExecutions, countByEvent, deliver } from './support';
 import { attemptLabel, lostDeliveries, releasedIds } from '../../support/delivery-outcomes';
+import { until } from '../../support/until';
 
 jest.setTimeout(300_000);
 
@@ -33,15 +34,6 @@ const record = (key: string, value: unknown) => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const seconds = (fromMs: number) => Math.round((Date.now() - fromMs) / 100) / 10;
 
-async function until<T>(what: string, timeoutMs: number, check: () => T | undefined | false | Promise<T | undefined | false>, everyMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 /** kill -9 of the process and its children (task runners): its process group. */
 function kill9(p: N8nProcess): void {
@@ -85,15 +77,15 @@ describe('R9: faults in queue mode', () => {
 
   /** The execution n8n started for the workflow after `afterId` (the newest one). */
   const nextExecution = (workflowId: string, afterId: number) =>
-    until(`an execution of ${workflowId}`, 60_000, async () => {
+    until(`an execution of ${workflowId}`, async () => {
       const [e] = await q.main.executions(workflowId, { includeData: false, limit: 1 });
       return e && Number(e.id) > afterId ? Number(e.id) : undefined;
-    });
+    }, 60_000, 200);
   const finished = (id: number, timeoutMs: number) =>
-    until(`execution ${id} to end`, timeoutMs, async () => {
+    until(`execution ${id} to end`, async () => {
       const e = await q.main.api<any>('GET', `/executions/${id}?includeData=true`);
       return ['new', 'running', 'waiting'].includes(e.status) ? undefined : e;
-    }, 1_000);
+    }, timeoutMs, 1_000);
 
   it('R9.1 kill -9 the worker half-way through a 2,000-item Issue: the execution fails with a message; the same input again ends with exactly 2,000 certificates and 2,000 quota units', async () => {
     const N = 2_000;
@@ -130,8 +122,8 @@ describe('R9: faults in queue mode', () => {
     expect(await run()).toBe(200);
     const first = await nextExecution(wf.id, 0);
     // The worker that took the job says so in its log (scaling/job-processor.js, processJob).
-    const worker = await until('the worker running it', 60_000, () => q.workers.find((w) => w.logs().includes(`Worker started execution ${first} `)));
-    await until('half of the certificates', 120_000, () => sb.controls.certificates(batchId).length >= N / 2, 50);
+    const worker = await until('the worker running it', () => q.workers.find((w) => w.logs().includes(`Worker started execution ${first} `)), 60_000, 200);
+    await until('half of the certificates', () => sb.controls.certificates(batchId).length >= N / 2, 120_000, 50);
     kill9(worker);
     killed.add(worker);
     const killedAt = Date.now();
@@ -193,12 +185,12 @@ describe('R9: faults in queue mode', () => {
 
   /** Attempts of these events to this subscription; resolves once each delivery ended at the sender. */
   async function senderDone(subscriptionId: string, eventIds: () => string[], expected: number, timeoutMs = 240_000) {
-    return until('the sender to finish', timeoutMs, () => {
+    return until('the sender to finish', () => {
       const ids = new Set(eventIds());
       const attempts = sb.controls.deliveries().filter((d) => d.subscriptionId === subscriptionId && ids.has(d.eventId));
       const done = new Set(attempts.filter((a) => a.outcome !== 'retrying').map((a) => a.deliveryId));
       return ids.size === expected && done.size === expected ? attempts : undefined;
-    }, 500);
+    }, timeoutMs, 500);
   }
 
   const tally = (keys: string[]) => keys.reduce<Record<string, number>>((t, k) => ({ ...t, [k]: (t[k] ?? 0) + 1 }), {});
@@ -247,10 +239,10 @@ describe('R9: faults in queue mode', () => {
 
     const N = 100;
     const events = await floodOf(N, 'wk');
-    await until('a third of the flood delivered', 120_000, () => {
+    await until('a third of the flood delivered', () => {
       const ids = new Set(events());
       return sb.controls.deliveries().filter((d) => d.subscriptionId === sub.id && ids.has(d.eventId) && d.outcome === 'succeeded').length >= (2 * N) / 3;
-    }, 50);
+    }, 120_000, 50);
     kill9(victim);
     killed.add(victim);
     const killedAt = Date.now();
@@ -293,16 +285,16 @@ describe('R9: faults in queue mode', () => {
     const { workflowId, sub } = await publishTrigger(tag);
     const N = 100;
     const events = await floodOf(N, tag);
-    await until('some deliveries', 120_000, () => {
+    await until('some deliveries', () => {
       const ids = new Set(events());
       return sb.controls.deliveries().filter((d) => d.subscriptionId === sub.id && ids.has(d.eventId) && d.outcome === 'succeeded').length >= 40;
-    }, 50);
+    }, 120_000, 50);
     const t = Date.now();
     await restart();
     const restartSeconds = seconds(t);
     const apiAnswers = () => q.main.api('GET', '/executions?limit=1').then(() => true, () => false);
     const apiDown = !(await apiAnswers());
-    await until('main\'s API to answer again', 120_000, apiAnswers, 250);
+    await until('main\'s API to answer again', apiAnswers, 120_000, 250);
     const apiBackSeconds = seconds(t);
     const attempts = await senderDone(sub.id, events, 2 * N);
     const { list, counts, stuck } = await settledCounts(workflowId);
@@ -356,7 +348,7 @@ describe('R9: faults in queue mode', () => {
     expect(postgres.figures.duplicateButNeverRan).toBe(0);
     const { workflowId } = await publishTrigger('after');
     const probe = await core.issueCertificate((await core.createBatch({ title: 'R9 after', designId: 'design_classic' })).id, { name: 'After', email: 'after@example.com' });
-    const probeEvent = await until('the probe delivered', 60_000, () => sb.controls.events().find((e) => e.recipientId === probe.id && sb.controls.deliveries().some((d) => d.eventId === e.id && d.outcome !== 'retrying')));
+    const probeEvent = await until('the probe delivered', () => sb.controls.events().find((e) => e.recipientId === probe.id && sb.controls.deliveries().some((d) => d.eventId === e.id && d.outcome !== 'retrying')), 60_000, 200);
     const afterwards = await settledCounts(workflowId);
     record('afterRestarts', { processes, deliveryAfterwardsRuns: afterwards.counts.get(probeEvent.id) ?? 0 });
     for (const { figures: f } of [redis, postgres]) {

@@ -19,20 +19,11 @@ import { deliverUntilSettled, GAVE_UP, N8N_STARTED, postDelivery, settledExecuti
 import { startQueueN8n, type QueueN8n } from './harness';
 import { triggerWorkflow } from '../n8n/trigger-workflow';
 import { allExecutions, countByEvent, sql } from './support';
+import { until } from '../../support/until';
 
 jest.setTimeout(240_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, timeoutMs: number, check: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 describe('the instant trigger in queue mode: pending, claimed, released', () => {
   let sb: Sandbox;
@@ -123,7 +114,7 @@ describe('the instant trigger in queue mode: pending, claimed, released', () => 
     const id = `whd_q_held_${refuse ? 'refused' : 'ran'}`;
     gateInserts({ hold: true, refuse });
     const first = deliver(id);
-    await until('the first attempt\'s insert to be held', 30_000, () => heldInserts() > 0);
+    await until('the first attempt\'s insert to be held', () => heldInserts() > 0, 30_000, 100);
     const copy = await deliver(id);
     expect(copy).toMatchObject({ status: 503, retryAfter: '60' });
     expect(JSON.parse(copy.body)).toMatchObject({ error: 'DELIVERY_PENDING' });
@@ -149,7 +140,7 @@ describe('the instant trigger in queue mode: pending, claimed, released', () => 
     const id = `whd_q_gone_${refuse ? 'refused' : 'ran'}`;
     gateInserts({ hold: true, refuse });
     const first = deliver(id, { abortAfterMs: 3_000 });
-    await until('the first attempt\'s insert to be held', 30_000, () => heldInserts() > 0);
+    await until('the first attempt\'s insert to be held', () => heldInserts() > 0, 30_000, 100);
     // The sender gives up while n8n's insert is held; nginx then closes its connection to the
     // webhook process too (proxy_ignore_client_abort is off).
     expect(await first).toMatchObject({ status: 0, body: GAVE_UP });

@@ -1,5 +1,5 @@
 import { defineCreate } from 'zapier-platform-core';
-import { CertificateServiceError, countOutcomes, outcomeProblems, validationError, type IssueItem, type IssueOutcome, type IssueOutcomeKind } from '@certificate-service/sdk/core';
+import { CertificateServiceError, outcomeReport, validationError, type IssueItem, type IssueOutcome, type IssueOutcomeKind, type OutcomeReport } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { batchField, dict, flag, sendField, text } from '../lib/inputs';
 import { combinedData, loadVariableFields } from '../lib/variables';
@@ -56,8 +56,7 @@ function row(index: number, line: Record<string, unknown>, outcome: IssueOutcome
 }
 
 /** The distinct reasons lines failed, each once with its lines (a batch-wide refusal is said once). */
-function summarise(outcomes: IssueOutcome[]): string {
-  const problems = outcomeProblems(outcomes);
+function summarise({ problems }: OutcomeReport): string {
   const shown = problems.slice(0, MAX_SUMMARY_ERRORS).map((p) => `${lineList(p.items)}: ${p.message}`);
   const more = problems.length > shown.length ? ` (and ${problems.length - shown.length} more)` : '';
   return shown.join('; ') + more;
@@ -131,9 +130,10 @@ export default defineCreate({
         variables: await designVariables(z, bundle, client, batchId),
       });
       const results = outcomes.map((outcome, i) => row(i, lines[i], outcome));
-      const counts = countOutcomes(outcomes);
+      const report = outcomeReport(outcomes);
+      const { tally } = report;
 
-      if (counts.issued + counts.skipped === 0) {
+      if (tally.issued + tally.skipped === 0) {
         // Nothing was issued: fail the step with the most telling error. A whole-call
         // problem (auth, rate limit, quota, archived batch) beats a bad line, so Zapier
         // reacts to it properly (reconnect, retry later). Retrying is then safe unless
@@ -143,21 +143,22 @@ export default defineCreate({
         throw new CertificateServiceError({
           ...cause.toJSON(),
           code: cause.code,
-          message: `No certificate was issued. ${summarise(outcomes)}`,
+          message: `No certificate was issued. ${summarise(report)}`,
         });
       }
 
+      // Zapier's own word: a line without a certificate is "failed", whatever kept it back.
       const failed = results.filter((r) => r.status === 'failed');
       return {
         batchId,
         total: results.length,
-        issuedCount: counts.issued,
-        skippedCount: counts.skipped,
-        failedCount: failed.length,
-        outcomeUnknownCount: counts.unknown,
+        issuedCount: tally.issued,
+        skippedCount: tally.skipped,
+        failedCount: report.notIssued,
+        outcomeUnknownCount: tally.unknown,
         issuedCertificateIds: results.filter((r) => r.status === 'issued').map((r) => r.certificateId),
         failedEmails: failed.map((r) => r.email),
-        errorSummary: summarise(outcomes),
+        errorSummary: summarise(report),
         results,
       };
     }),

@@ -15,7 +15,6 @@ import {
   type WebhookEvent,
 } from '@certificate-service/sdk/core';
 import { withClient } from './client';
-import { isNotFound } from './errors';
 import { text } from './inputs';
 import { EVENT_OUTPUT_FIELDS, outputItem, SAMPLE_RECIPIENT, type OutputField } from './samples';
 
@@ -158,13 +157,8 @@ export function defineCertificateTrigger<const K extends string>(spec: Certifica
       performUnsubscribe: withClient(async (client, _z, bundle: Bundle) => {
         const id = text(subscribeData(bundle).id);
         if (!id) return { deleted: false };
-        try {
-          return await client.deleteSubscription(id);
-        } catch (error) {
-          // Already gone (deleted in the web app, or auto-removed after a 410): nothing to undo.
-          if (isNotFound(error)) return { id, deleted: true, alreadyDeleted: true };
-          throw error;
-        }
+        // Already gone (deleted in the web app, or auto-removed after a 410) is done too: the core's unsubscribe.
+        return await client.unsubscribe(id);
       }),
 
       perform: async (z: ZObject, bundle: Bundle) => {

@@ -1,32 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { batchLocator as sharedBatchLocator } from '../../shared/batch-locator';
 
-/** A batch picked from a searchable list (paged by the service's cursor) or given by ID. */
-export const batchLocator: INodeProperties = {
-	displayName: 'Batch',
-	name: 'batch',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description: 'The batch the certificates belong to',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select a batch...',
-			typeOptions: {
-				searchListMethod: 'searchBatches',
-				searchable: true,
-			},
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. batch_8f2k1x',
-		},
-	],
-};
+/** The batch the certificates belong to (the one picker every node uses). */
+export const batchLocator: INodeProperties = sharedBatchLocator({ description: 'The batch the certificates belong to' });
 
 /** A certificate design picked from a searchable list or given by ID. */
 export const designLocator: INodeProperties = {

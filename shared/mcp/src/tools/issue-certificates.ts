@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { countOutcomes, fileInFlightMarkers, outcomeProblems, type IssueItem, type IssueOutcome, type IssuePreview } from '@certificate-service/sdk';
+import { fileInFlightMarkers, outcomeReport, type IssueItem, type IssuePreview, type OutcomeReport } from '@certificate-service/sdk';
 import { defineTool } from '../tool';
 import { confirmable, confirmationToken, object } from './views';
 
@@ -8,8 +8,8 @@ const SHOWN_IDS = 10;
 const SHOWN_ERRORS = 5;
 
 /** Each distinct reason once (the core groups a batch-wide refusal): how many, the message, a few emails. */
-function errorGroups(outcomes: IssueOutcome[], items: IssueItem[]) {
-  return outcomeProblems(outcomes)
+function errorGroups(report: OutcomeReport, items: IssueItem[]) {
+  return report.problems
     .slice(0, SHOWN_ERRORS)
     .map((p) => ({ kind: p.kind, code: p.code, count: p.items.length, message: p.message, emails: p.items.slice(0, 3).map((i) => String(items[i]?.email ?? '')), ...(p.outcomeUnknown ? { outcomeUnknown: true as const } : {}) }));
 }
@@ -96,15 +96,17 @@ export default defineTool({
       onProgress: (done, total) => progress(done, total, `${done} of ${total} recipients have an outcome`),
     });
 
-    const counts = countOutcomes(outcomes);
+    const report = outcomeReport(outcomes);
+    const counts = report.tally;
     const issued = outcomes.flatMap((o, i) => (o.kind === 'issued' ? [{ email: items[i].email, certificateId: o.recipient.certificateId }] : []));
     const answer = {
       done: true,
       batchId,
       counts,
+      summary: report.sentence,
       issued: issued.slice(0, SHOWN_IDS),
       ...(issued.length > SHOWN_IDS ? { moreIssued: issued.length - SHOWN_IDS } : {}),
-      errors: errorGroups(outcomes, items),
+      errors: errorGroups(report, items),
       ...(nothingToIssue ? { note: 'Nothing to issue: every recipient was skipped or refused; nothing was written.' } : {}),
       ...(counts.unknown ? { next: 'Some outcomes are unknown (sent, no readable answer). Call issue_certificates again with the same list: skip-existing issues only what is missing.' } : {}),
       ...(signal.aborted ? { cancelled: true } : {}),

@@ -20,7 +20,7 @@ export const ENDPOINTS = {
   listDesigns: { method: 'GET', route: '/designs' },
   listRecipients: { method: 'GET', route: '/batches/{batchId}/recipients' },
   getRecipient: { method: 'GET', route: '/batches/{batchId}/recipients/{recipientId}' },
-  issueOne: { method: 'POST', route: '/batches/{batchId}/recipients' },
+  issueCertificate: { method: 'POST', route: '/batches/{batchId}/recipients' },
   issueBulk: { method: 'POST', route: '/batches/{batchId}/recipients/bulk' },
   updateRecipient: { method: 'PATCH', route: '/batches/{batchId}/recipients/{recipientId}' },
   deleteRecipient: { method: 'DELETE', route: '/batches/{batchId}/recipients/{recipientId}' },

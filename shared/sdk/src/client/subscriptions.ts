@@ -65,6 +65,19 @@ export async function deleteSubscription(api: Api, subscriptionId: string): Prom
   return await api.call({ endpoint: ENDPOINTS.deleteSubscription, params: { subscriptionId } }, action({ id: subscriptionId, deleted: true }));
 }
 
+/**
+ * Deletes a subscription, for a host taking its trigger down: one already gone (a 404: deleted in
+ * the web app, or removed by the service after a 410) is done too, `alreadyDeleted: true`.
+ */
+export async function unsubscribe(api: Api, subscriptionId: string): Promise<ActionResult> {
+  try {
+    return await deleteSubscription(api, subscriptionId);
+  } catch (error) {
+    if (error instanceof CertificateServiceError && error.isNotFound) return { id: subscriptionId, deleted: true, alreadyDeleted: true };
+    throw error;
+  }
+}
+
 export async function testSubscription(api: Api, subscriptionId: string): Promise<ActionResult> {
   return await api.call({ endpoint: ENDPOINTS.testSubscription, params: { subscriptionId } }, action({ id: subscriptionId }));
 }

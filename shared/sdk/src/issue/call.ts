@@ -31,7 +31,7 @@ export function issueRequest(
   const params = { batchId: call.batchId };
   if (endpoint === 'one') {
     return {
-      spec: { endpoint: ENDPOINTS.issueOne, params, body: { ...call.recipients[0], ...send }, recipients: emails },
+      spec: { endpoint: ENDPOINTS.issueCertificate, params, body: { ...call.recipients[0], ...send }, recipients: emails },
       decode: (body, context) => [{ kind: 'issued', ok: true, recipient: issued(body, context) }],
     };
   }

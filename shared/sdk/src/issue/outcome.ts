@@ -114,3 +114,53 @@ export function outcomeProblems(outcomes: readonly IssueOutcome[]): OutcomeProbl
   });
   return [...byKey.values()];
 }
+
+/**
+ * The numbers every host reports, each item counted once. A refusal held over from an earlier
+ * call (`refusedEarlier`) and a batch that could not be read (`unreadBatch`) count as `failed`:
+ * the service (or its answer) is why they got no certificate. `notSent` is only a stopped run.
+ */
+export interface OutcomeTally {
+  issued: number;
+  skipped: number;
+  invalid: number;
+  failed: number;
+  unknown: number;
+  notSent: number;
+  total: number;
+}
+
+// A record, so a kind added to the union and left out here fails the build.
+const TALLIED_AS: Record<IssueOutcomeKind, Exclude<keyof OutcomeTally, 'total'>> = {
+  issued: 'issued',
+  skipped: 'skipped',
+  invalid: 'invalid',
+  failed: 'failed',
+  unknown: 'unknown',
+  notSent: 'notSent',
+  refusedEarlier: 'failed',
+  unreadBatch: 'failed',
+};
+
+/** What became of a run, in one place: n8n, Zapier, the CLI and MCP all print from it (in their own words). */
+export interface OutcomeReport {
+  /** Per kind, the eight of them. */
+  counts: OutcomeCounts;
+  /** The six numbers hosts show. */
+  tally: OutcomeTally;
+  /** Items without a certificate (neither issued nor skipped). */
+  notIssued: number;
+  /** Each reason once, with its items (see `outcomeProblems`). */
+  problems: OutcomeProblem[];
+  /** The tally as a sentence, neutral: hosts add what to do next. */
+  sentence: string;
+}
+
+export function outcomeReport(outcomes: readonly IssueOutcome[]): OutcomeReport {
+  const counts = countOutcomes(outcomes);
+  const tally: OutcomeTally = { issued: 0, skipped: 0, invalid: 0, failed: 0, unknown: 0, notSent: 0, total: counts.total };
+  for (const kind of ISSUE_OUTCOME_KINDS) tally[TALLIED_AS[kind]] += counts[kind];
+  const t = tally;
+  const sentence = `Of ${t.total} item${t.total === 1 ? '' : 's'}, ${t.issued} certificate${t.issued === 1 ? ' was' : 's were'} issued, ${t.skipped} skipped (already issued), ${t.invalid} invalid, ${t.failed} failed, ${t.unknown} with an unknown outcome and ${t.notSent} not sent.`;
+  return { counts, tally, notIssued: t.total - t.issued - t.skipped, problems: outcomeProblems(outcomes), sentence };
+}

@@ -40,7 +40,7 @@ export class PollRun {
   constructor(
     private readonly api: Api,
     private readonly batchId: string,
-    private readonly s: PollSettings,
+    private readonly settings: PollSettings,
     private readonly first: boolean,
     state: PollState,
   ) {
@@ -64,7 +64,7 @@ export class PollRun {
       }
       this.finishWalk();
       // A new walk right away only where one is short (a time-ordered list): the whole of an unordered one waits for the next poll.
-      if (this.first || !resumed || this.requests >= this.s.budget || this.order === undefined || this.order === 'unordered') return;
+      if (this.first || !resumed || this.requests >= this.settings.budget || this.order === undefined || this.order === 'unordered') return;
       resumed = false;
       this.walk = {};
     }
@@ -74,7 +74,7 @@ export class PollRun {
   private async walkOn(): Promise<boolean> {
     const walk = this.walk!;
     for (;;) {
-      if (this.requests >= this.s.budget) return false;
+      if (this.requests >= this.settings.budget) return false;
       const start = this.startPlace(walk);
       try {
         const page = await this.fetch(start.cursor);
@@ -103,7 +103,7 @@ export class PollRun {
     }
     if (!walk.at && this.order === 'oldest-first' && this.from && this.from.cursor !== null) {
       const region = this.bounds(walk).region;
-      const fits = (page: DecodedPage<Recipient>) => page.items.length > 0 && occurrence(this.s.event, page.items[0], 0).created < region;
+      const fits = (page: DecodedPage<Recipient>) => page.items.length > 0 && occurrence(this.settings.event, page.items[0], 0).created < region;
       return { cursor: this.from.cursor, fits };
     }
     return { cursor: null, fits: () => true };
@@ -125,7 +125,7 @@ export class PollRun {
   private async fetch(cursor: string | null): Promise<DecodedPage<Recipient>> {
     this.requests++;
     try {
-      return await listPage(this.api, this.batchId, { cursor: cursor ?? undefined, limit: this.s.pageSize, emailStatus: pollFilter(this.s.event) });
+      return await listPage(this.api, this.batchId, { cursor: cursor ?? undefined, limit: this.settings.pageSize, emailStatus: pollFilter(this.settings.event) });
     } catch (error) {
       if (cursor === null || !isRefusal(error)) throw error;
       this.notes.push(`The service refused a saved list cursor (${error.status} ${error.code}: ${error.message}); reading the list again from the top.`);
@@ -143,19 +143,19 @@ export class PollRun {
       this.order = orderAfter(created, orderBefore);
       if (this.order === 'newest-first' && last !== undefined && last < this.bounds(this.walk!).region && page.nextCursor) return true;
       // Stopping here asks for no further page: the walk goes on from this one at the next poll.
-      if (page.nextCursor && page.items.length > 0 && this.requests >= this.s.budget) return false;
+      if (page.nextCursor && page.items.length > 0 && this.requests >= this.settings.budget) return false;
     }
     return true;
   }
 
   private bounds(walk: Walk) {
-    return bounds(this.s.event, this.floor, walk.since, walk.quiet !== undefined, this.s.windowMs);
+    return bounds(this.settings.event, this.floor, walk.since, walk.quiet !== undefined, this.settings.windowMs);
   }
 
   /** Judges one page and moves the walk's place to it. Returns the `createdAt` of its last item. */
   private take(page: DecodedPage<Recipient>, fetchedWith: string | null, created: number[]): number | undefined {
     const walk = this.walk!;
-    const list = page.items.map((r, i) => occurrence(this.s.event, r, i));
+    const list = page.items.map((r, i) => occurrence(this.settings.event, r, i));
     if (walk.since === undefined) {
       const clock = serviceTime(page.date);
       if (clock === undefined) [walk.since, walk.guessed] = [latestTime(list), true];
@@ -170,14 +170,14 @@ export class PollRun {
     for (const o of list) {
       if (!this.read.has(o.key)) created.push(o.created);
       this.read.set(o.key, o);
-      const verdict = judge(o, { event: this.s.event, ...b, known: this.known, quiet });
+      const verdict = judge(o, { event: this.settings.event, ...b, known: this.known, quiet });
       if (verdict === 'skip') continue;
-      if (this.s.remember) this.known.set(o.key, keepUntil(o, this.s.event, this.s.windowMs));
+      if (this.settings.remember) this.known.set(o.key, keepUntil(o, this.settings.event, this.settings.windowMs));
       if (verdict === 'new') this.emitted.set(o.key, o);
-      else if (!this.s.remember) this.noted.set(o.key, o);
+      else if (!this.settings.remember) this.noted.set(o.key, o);
     }
     // Oldest first, the next walk starts at the last page that begins before its region.
-    const nextRegion = bounds(this.s.event, Math.max(this.floor ?? -Infinity, walk.since ?? -Infinity), undefined, false, this.s.windowMs).region;
+    const nextRegion = bounds(this.settings.event, Math.max(this.floor ?? -Infinity, walk.since ?? -Infinity), undefined, false, this.settings.windowMs).region;
     if (list.length > 0 && list[0].created < nextRegion) walk.from = { cursor: fetchedWith, back: walk.at?.cursor };
     walk.back = walk.at;
     walk.at = { cursor: fetchedWith, ids: page.items.map((r) => r.id) };
@@ -198,7 +198,7 @@ export class PollRun {
   result(): { occurrences: Occurrence[]; state: PollState; notes: string[] } {
     let out = [...this.emitted.values()];
     if (this.first) {
-      const newest = newestFirst([...this.read.values()]).slice(0, this.s.firstPoll);
+      const newest = newestFirst([...this.read.values()]).slice(0, this.settings.firstPoll);
       out = [...new Map([...newest, ...this.noted.values()].map((o) => [o.key, o])).values()];
     }
     // Absent fields are undefined (dropped in JSON, as the hosts store it).

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { countOutcomes } from '@certificate-service/sdk/core';
+import { outcomeReport } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, DesignVariable, IssueItem, IssueOutcome } from '@certificate-service/sdk/core';
 import { readItems, type ItemRun } from '../../helpers/items';
 import { locatorValue, mappedVariables, readData, stringParam } from '../../helpers/params';
@@ -105,9 +105,7 @@ function variablesByBatch(requests: IssueRequest[]): Map<string, DesignVariable[
 
 /** How far a run got, for the error that stops it. */
 function summarise(outcomes: IssueOutcome[]): string {
-	const c = countOutcomes(outcomes);
-	const held = c.notSent + c.refusedEarlier + c.unreadBatch;
-	const counts = `Of ${c.total} items, ${c.issued} certificates were issued, ${c.skipped} skipped (already issued), ${c.invalid + c.failed} failed, ${c.unknown} with an unknown outcome and ${held} not sent; the issued ones are not undone.`;
+	const counts = `${outcomeReport(outcomes).sentence} The issued ones are not undone.`;
 	// An unknown outcome's own hint already says how to run again (N8N_WORDS 'issue-unknown'): said once.
 	const stoppedBy = outcomes.find((o) => !o.ok && o.kind !== 'notSent' && o.kind !== 'refusedEarlier');
 	if (stoppedBy?.kind === 'unknown') return counts;

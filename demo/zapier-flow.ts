@@ -4,14 +4,14 @@
 import zapier from 'zapier-platform-core';
 import type { Sandbox } from '@certificate-service/sandbox';
 import { startReceiver } from '@certificate-service/sandbox/testing';
-import { zapierHeaders } from '../zapier/helpers';
+import { zapierHeaders } from '../test/zapier/helpers';
 
 type Handler = (event: Record<string, unknown>) => Promise<{ results: unknown }>;
 const createAppHandler = (zapier as unknown as { createAppHandler: (app: object) => Handler }).createAppHandler;
 
 export async function runZapierFlow(sandbox: Sandbox, step: (label: string, detail: string) => void): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const handler = createAppHandler(require('../../zapier'));
+  const handler = createAppHandler(require('../zapier'));
   const authData = { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl };
   const run = async <T>(method: string, bundle: Record<string, unknown> = {}) => {
     // Zapier's per-run log lines (z.console) go to its log viewer in production; mute them here.

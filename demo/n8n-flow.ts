@@ -4,10 +4,10 @@
 import type { IDataObject, INodeExecutionData, INodeType, IWebhookResponseData } from 'n8n-workflow';
 import type { Sandbox } from '@certificate-service/sandbox';
 import { startReceiver } from '@certificate-service/sandbox/testing';
-import { fakeExecute, fakeHook, fakeWebhook, rl, type Params } from '../n8n/fake-context';
+import { fakeExecute, fakeHook, fakeWebhook, rl, type Params } from '../test/n8n/fake-context';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
-const load = (path: string, name: string) => new (require(`../../n8n/dist/nodes/${path}`)[name])() as INodeType;
+const load = (path: string, name: string) => new (require(`../n8n/dist/nodes/${path}`)[name])() as INodeType;
 
 export async function runN8nFlow(sandbox: Sandbox, step: (label: string, detail: string) => void): Promise<void> {
   const node = load('CertificateService/CertificateService.node.js', 'CertificateService');

@@ -5,7 +5,7 @@ import { checkDelivery, createClient, type EventType } from '@certificate-servic
 import type { Sandbox } from '@certificate-service/sandbox';
 import { startReceiver } from '@certificate-service/sandbox/testing';
 
-/** The flow's heading in `npm start`'s report: what sends its requests (test/demo/core-flow.test.ts). */
+/** The flow's heading in `npm start`'s report: what sends its requests (its test: test/demo/core-flow.test.ts). */
 export const CORE_FLOW_TITLE = 'Shared core (createClient, undici transport)';
 
 export async function runCoreFlow(sandbox: Sandbox, step: (label: string, detail: string) => void): Promise<void> {

@@ -1,27 +1,27 @@
-import { normaliseBaseUrl } from './base-url';
-import { one } from './decode';
-import { CertificateServiceError, redactError } from './errors';
-import { SecretSet } from './redact';
-import type { RateLimitState } from './rate-limit';
-import { Requester, type RequesterOptions } from './request';
-import { ENDPOINTS } from './client/endpoints';
-import * as batches from './client/batches';
-import * as certificates from './client/certificates';
-import * as designs from './client/designs';
-import * as issuing from './issue';
-import type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview } from './issue';
-import * as recipients from './client/recipients';
-import * as poll from './poll';
-import * as recover from './recover';
-import * as subscriptions from './client/subscriptions';
-import { serviceId, type RunContext } from './issue/in-flight';
-import { getBatchVariables, getDesignVariables, type BatchVariables, type DesignVariable } from './variables';
-import type { ActionResult, Batch, BatchChange, Design, EventType, IssueInput, Page, Recipient, RecipientChange, RecipientUpdate, WebhookSubscription, Workspace } from './types';
+import { normaliseBaseUrl } from '../base-url';
+import { one } from '../decode';
+import { CertificateServiceError, redactError } from '../errors';
+import { SecretSet } from '../redact';
+import type { RateLimitState } from '../rate-limit';
+import { Requester, type RequesterOptions } from '../request';
+import { ENDPOINTS } from './endpoints';
+import * as batches from './batches';
+import * as certificates from './certificates';
+import * as designs from './designs';
+import * as issuing from '../issue';
+import type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview } from '../issue';
+import * as recipients from './recipients';
+import * as poll from '../poll';
+import * as recover from '../recover';
+import * as subscriptions from './subscriptions';
+import { serviceId, type RunContext } from '../issue/in-flight';
+import { getBatchVariables, getDesignVariables, type BatchVariables, type DesignVariable } from '../variables';
+import type { ActionResult, Batch, BatchChange, Design, EventType, IssueInput, Page, Recipient, RecipientChange, RecipientUpdate, WebhookSubscription, Workspace } from '../types';
 
-export type { ListOptions, BatchListOptions } from './client/batches';
-export type { RecipientListOptions } from './client/recipients';
-export type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview, PreviewOutcome } from './issue';
-export type { PollEvent, PollState, PollOptions, PollResult, PollAllOptions, PollAllResult, ListOrder } from './poll';
+export type { ListOptions, BatchListOptions } from './batches';
+export type { RecipientListOptions } from './recipients';
+export type { IssueItem, IssueManyOptions, IssueOutcome, IssuePreview, PreviewOutcome } from '../issue';
+export type { PollEvent, PollState, PollOptions, PollResult, PollAllOptions, PollAllResult, ListOrder } from '../poll';
 export type ClientOptions = RequesterOptions;
 
 /**
@@ -265,6 +265,10 @@ export class CertificateServiceClient {
   }
   deleteSubscription(subscriptionId: string): Promise<ActionResult> {
     return this.#exit(subscriptions.deleteSubscription(this.#http, subscriptionId));
+  }
+  /** `deleteSubscription` for a trigger being taken down: a subscription already gone (404) is `{ deleted: true, alreadyDeleted: true }`, not an error. */
+  unsubscribe(subscriptionId: string): Promise<ActionResult> {
+    return this.#exit(subscriptions.unsubscribe(this.#http, subscriptionId));
   }
   testSubscription(subscriptionId: string): Promise<ActionResult> {
     return this.#exit(subscriptions.testSubscription(this.#http, subscriptionId));
