@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../support/net';
 import { alive, withDescendants } from '../support/processes';
-import { NEXT_STEPS } from '../demo/next-steps';
+import { NEXT_STEPS } from '../../demo/next-steps';
 import { PLANS } from './blocks';
 import { fences, ROOT, shellBlocks, type Fence } from './markdown';
 import { createSandbox } from '@certificate-service/sandbox';
