@@ -81,7 +81,7 @@ describe('n8n: an execution that failed part-way, run again', () => {
     const error = first.error as NodeApiError;
     expect(error.context.itemIndex).toBe(650);
     expect(error.message).toMatch(new RegExp(`^Outcome unknown: POST .* for ${emailOf(650).replace(/\./g, '\\.')} was sent`));
-    expect(error.description).toContain('Of 1000 items, 650 certificates were issued, 0 skipped (already issued), 0 failed, 1 with an unknown outcome and 349 not sent');
+    expect(error.description).toContain('Of 1000 items, 650 certificates were issued, 0 skipped (already issued), 0 invalid, 0 failed, 1 with an unknown outcome and 349 not sent');
     // The run stopped at the failure: item 650's request was the last one sent.
     const posts1 = first.requests.filter((r) => r.method === 'POST');
     expect(posts1).toHaveLength(651);
@@ -112,7 +112,7 @@ describe('n8n: an execution that failed part-way, run again', () => {
     const first = await runNode(credentials, params);
     expect(first.error).toBeInstanceOf(NodeApiError);
     expect((first.error as NodeApiError).context.itemIndex).toBe(600);
-    expect((first.error as NodeApiError).description).toContain('Of 1000 items, 600 certificates were issued, 0 skipped (already issued), 0 failed, 100 with an unknown outcome and 300 not sent');
+    expect((first.error as NodeApiError).description).toContain('Of 1000 items, 600 certificates were issued, 0 skipped (already issued), 0 invalid, 0 failed, 100 with an unknown outcome and 300 not sent');
     expect(certificates(ws.workspaceId, batchId)).toEqual({ count: 600, emails: 600, quotaUsed: 600 });
 
     const second = await runNode(credentials, params);
