@@ -47,6 +47,8 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
     });
   }
 
+  /** A certificate the service never issued: a real one's fields under fresh ids. */
+  const unissued = (r: Recipient, tag: string): Recipient => ({ ...r, id: `rec_${tag}`, certificateId: `CERT-${tag}`, email: `${tag}@example.com` });
   const eventFor = (id: string, recipient: Recipient): WebhookEvent => ({
     id,
     type: 'certificate.issued',
@@ -126,7 +128,9 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
     // Round robin, for comparison: the same pattern through an nginx without the hash.
     const rr = await q.addBalancer('round-robin');
     const rrUrl = subscriptionUrl.replace(q.url, rr.url);
-    const rrDeliveries = recipients.map((r, i) => ({ event: eventFor(`whe_rr_${i}`, r), deliveryId: `whd_rr_${i}` }));
+    // Certificates of their own (fresh ids on a real one's fields): receivers claim the occurrence,
+    // so events of the originals' certificates would only be duplicates of them.
+    const rrDeliveries = recipients.map((r, i) => ({ event: eventFor(`whe_rr_${i}`, unissued(r, `rr_${i}`)), deliveryId: `whd_rr_${i}` }));
     await Promise.all(rrDeliveries.flatMap((d) => [deliver(rrUrl, secret(), d.event, d.deliveryId), deliver(rrUrl, secret(), d.event, d.deliveryId)]));
 
     await sleep(2_000);
@@ -165,8 +169,10 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
   });
 
   it('static data: a duplicate stores its id (that call starts no execution); a delivery that ran once is not stored', async () => {
-    const recipients = await issue(8, 'seen-once');
-    seenOnce = recipients.map((r, i) => ({ event: eventFor(`whe_once_${i}`, r), deliveryId: `whd_once_${i}` }));
+    // Certificates the service never issued, so it sends no delivery of its own for them (that
+    // would claim the same occurrence first): each test delivery is its own occurrence.
+    const template = originals[0].event.data as unknown as Recipient;
+    seenOnce = Array.from({ length: 8 }, (_, i) => ({ event: eventFor(`whe_once_${i}`, unissued(template, `once_${i}`)), deliveryId: `whd_once_${i}` }));
     for (const d of seenOnce) expect((await deliver(subscriptionUrl, secret(), d.event, d.deliveryId)).status).toBe(200);
     await settledExecutions(q.main, workflowId);
     const stored: string[] = savedStaticData(q.postgres.port, workflowId)['node:Certificate Service Trigger']?.deliveryIds ?? [];
