@@ -38,7 +38,7 @@ export const PLANS: Record<string, Plan> = {
   'n8n/README.md › Manual installation (self-hosted, queue mode, Docker) #2': {
     skip: { 'N8N_CUSTOM_EXTENSIONS=/tmp/n8n-custom n8n start': 'the reader\'s own n8n, a server; test/e2e/n8n/connector.e2e.test.ts loads the package this way in n8n 2.41.1' },
   },
-  'n8n/README.md › Development': {
+  'docs/design/n8n.md › Build and test': {
     skip: {
       'npx jest test/n8n             # unit, sandbox and package tests': SUITES,
       'npx jest test/e2e/n8n         # the built package in a real n8n 2.41.1 against the sandbox': SUITES,

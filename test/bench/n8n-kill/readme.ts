@@ -37,6 +37,17 @@ function row(m: ModeResult): string {
   return `| ${SETTING[m.mode]} | ${m.missed} of ${m.certificates} | ${m.missedButStored} | ${twice} | ${starts} | ${m.activationProbe.ran} of ${m.activationProbe.issued} |`;
 }
 
+/** Prose wrapped at 100 columns, as the README's own paragraphs are. */
+function wrap(text: string): string {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 1 + word.length <= 100) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return lines.join('\n');
+}
+
 export function killBlock(r: KillResults): string {
   const modes = (['off', 'on', 'on-grace'] as const).filter((k) => r.modes[k]).map((k) => r.modes[k]!);
   const off = r.modes.off;
@@ -55,7 +66,7 @@ export function killBlock(r: KillResults): string {
     ? `We recommend ${SWITCHES} set to \`true\`${good.mode === 'on' ? '' : `, with ${GRACE}`}, Retry for crashed executions, and a restart policy ` +
       '(n8n calls durable poll triggers not yet fully stable: watch the execution list).'
     : 'No setting with the switches kept each certificate to one stored execution here, so we do not recommend them yet.';
-  return `${BEGIN}\n${setup}\n\n${table}\n\n${advice}\n${END}`;
+  return `${BEGIN}\n${wrap(setup)}\n\n${table}\n\n${wrap(advice)}\n${END}`;
 }
 
 /** The text with its block replaced; throws when the markers are missing. */
