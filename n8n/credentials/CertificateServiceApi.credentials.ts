@@ -14,6 +14,17 @@ import type { ErrorCode } from '@certificate-service/sdk/core';
 const hintFor = (code: ErrorCode, status: number) => new CertificateServiceError({ code, status, message: '' }).hint;
 
 /**
+ * Shown under the Base URL field. When nothing answers, n8n 2.41's credential test shows only the
+ * socket or TLS code (credentials-tester.service.js: `message: error.cause.code`), and a credential
+ * cannot change that (see `test` below), so the field says what each code means, as the nodes'
+ * errors do (the core's network errors and hints).
+ */
+const BASE_URL_HINT =
+	'If saving shows only a code: ECONNREFUSED, ENOTFOUND or ETIMEDOUT means nothing answered at this address (check the host and port, and that the machine n8n runs on can reach them); ' +
+	'EPROTO, that the server does not answer in HTTPS (a plain http:// server, such as a local sandbox: use http://, allowed for localhost only); ' +
+	'DEPTH_ZERO_SELF_SIGNED_CERT or another certificate code, that its TLS certificate is not trusted there (self-signed, expired, or for another name).';
+
+/**
  * The workspace API key and the service's base URL. The key implies the workspace
  * (spec section 5), so nothing else is asked for.
  */
@@ -51,6 +62,7 @@ export class CertificateServiceApi implements ICredentialType {
 			placeholder: 'e.g. https://certificates.example.com/api/v1',
 			description:
 				'The API base URL of your service. The /api/v1 suffix is added when missing. Must use https:// (http:// is accepted for localhost only).',
+			hint: BASE_URL_HINT,
 		},
 	];
 
@@ -86,7 +98,7 @@ export class CertificateServiceApi implements ICredentialType {
 	// POST /auth checks the key and returns the workspace (spec section 4). `authenticate`
 	// above replaces the base URL with the normalised one, or rejects it (http:// off loopback).
 	// Kept declarative, although a request that gets no answer then shows n8n's bare code
-	// (ECONNREFUSED, EPROTO, DEPTH_ZERO_SELF_SIGNED_CERT) without the core's hint: in n8n 2.41 a
+	// (ECONNREFUSED, EPROTO, DEPTH_ZERO_SELF_SIGNED_CERT), hence BASE_URL_HINT: in n8n 2.41 a
 	// node's `credentialTest` gets only the deprecated `helpers.request` (lint error), and global
 	// fetch would bypass n8n's outbound proxy and SSRF policy that the nodes' requests go through.
 	test: ICredentialTestRequest = {

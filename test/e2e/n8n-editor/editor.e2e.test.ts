@@ -20,6 +20,7 @@ import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../
 import { editorContext, launchChromium } from './browser';
 import { addNode, chooseOption, fillParameter, openNewWorkflow, openNode, settle, tidyForScreenshot, visibleParameterLabels } from './editor';
 import { ACTION_TYPE, FieldsModel, loadDescription, shownOptions } from './fields';
+import { noAnswerServers } from '../../support/tls';
 
 const ARTIFACTS = path.join(__dirname, 'artifacts');
 const DOCS = path.join(PACKAGE_DIR, 'docs');
@@ -156,6 +157,53 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
       expect(routeCount('POST /auth')).toBeGreaterThan(authCalls);
       await modal.getByText('Connection tested successfully').waitFor({ state: 'attached' });
     }));
+
+  test("credential: where nothing answers, n8n's test shows only a code, and the Base URL field's hint says what that code means", async () => {
+    const servers = await noAnswerServers();
+    const made: string[] = [];
+    try {
+      // What n8n 2.41's credential test answers for each (POST /rest/credentials/test, as Save calls it).
+      const codes: string[] = [];
+      for (const [name, baseUrl] of [['closed port', servers.closed], ['https to plain http', servers.plainHttp], ['self-signed', servers.selfSigned]]) {
+        const data = { apiKey: sb.apiKey, baseUrl };
+        const { id } = await n8n.createCredential('certificateServiceApi', `No answer: ${name}`, data);
+        made.push(id);
+        const answer: { status: string; message: string } = await n8n.rest('POST', '/credentials/test', { credentials: { id, name, type: 'certificateServiceApi', data } });
+        expect(answer.status).toBe('Error');
+        expect(answer.message).not.toContain(sb.apiKey);
+        codes.push(answer.message);
+      }
+      expect(codes).toEqual(['ECONNREFUSED', expect.stringMatching(/^(EPROTO|ERR_SSL_\w+)$/), expect.stringMatching(/^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)$/)]);
+      expect(servers.requests()).toBe(0);
+
+      const before = new Set(((await n8n.rest('GET', '/credentials')) as Array<{ id: string }>).map((c) => c.id));
+      // The form, with the closed port: the failure's details are the bare code, and the hint
+      // under the Base URL field, as the editor shows it, names each code n8n answered above.
+      await inEditor('credential-no-answer', async (page) => {
+        await page.goto(`${n8n.baseUrl}/home/credentials`);
+        await page.getByTestId('add-resource-credential').click();
+        await page.getByRole('combobox', { name: 'Search for app...' }).fill('Certificate Service');
+        await page.getByTestId('new-credential-type-select-option').filter({ hasText: CREDENTIAL_TYPE_NAME }).click();
+        await page.getByTestId('new-credential-type-button').click();
+        const modal = page.getByTestId('credential-edit-dialog');
+        await modal.getByTestId('parameter-input-apiKey').locator('input').fill(sb.apiKey);
+        await modal.getByTestId('parameter-input-baseUrl').locator('input').fill(servers.closed);
+        await page.getByTestId('credential-save-button').click();
+        await modal.getByText('Couldn’t connect with these settings').waitFor();
+        await modal.getByText('More details').click();
+        await modal.getByText('ECONNREFUSED', { exact: true }).waitFor();
+        const hint = await modal.getByText(/^If saving shows only a code:/).innerText();
+        for (const code of codes) expect(hint).toContain(code.startsWith('ERR_SSL_') ? 'EPROTO' : code);
+        expect(hint).toMatch(/ECONNREFUSED, ENOTFOUND or ETIMEDOUT means nothing answered at this address/);
+        await saveScreenshot(page, 'credential-no-answer.png');
+        const saved: Array<{ id: string }> = await n8n.rest('GET', '/credentials');
+        made.push(...saved.filter((c) => !before.has(c.id)).map((c) => c.id)); // the form's own, saved by the test
+      });
+    } finally {
+      for (const id of made) await n8n.rest('DELETE', `/credentials/${id}`).catch(() => undefined);
+      await servers.close();
+    }
+  });
 
   test('issue: node creator search, Certificate → Issue, batch from the list, its design\'s variables as columns, Execute step shows the certificate', async () => {
     await ensureCredential();
