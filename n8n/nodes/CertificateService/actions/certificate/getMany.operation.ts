@@ -1,9 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { collect, MAX_PAGE_SIZE } from '@certificate-service/sdk/core';
+import { collect } from '@certificate-service/sdk/core';
 import { perItem } from '../../helpers/items';
-import { locatorValue, readLimit } from '../../helpers/params';
+import { locatorValue, pageSize, readLimit } from '../../helpers/params';
 import { batchLocator, limitField, returnAllField, simplifyField } from '../common.descriptions';
 import { recipientOutput } from './recipient';
 
@@ -49,7 +49,7 @@ export const execute = perItem(async (context, client, itemIndex) => {
 	const filters = context.getNodeParameter('filters', itemIndex, {}) as { emailStatus?: string };
 	const recipients = client.iterateRecipients(batchId, {
 		emailStatus: filters.emailStatus?.trim() || undefined,
-		limit: Math.min(limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
+		limit: pageSize(limit),
 	});
 	return recipientOutput(context, itemIndex, await collect(recipients, limit));
 });
