@@ -5,11 +5,10 @@ import { collect } from '@certificate-service/sdk/core';
 import type { BatchStatusFilter } from '@certificate-service/sdk/core';
 import { perItem } from '../../helpers/items';
 import { pageSize, readLimit } from '../../helpers/params';
-import { limitField, returnAllField } from '../common.descriptions';
+import { getManyFields } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
-	returnAllField,
-	limitField,
+	...getManyFields,
 	{
 		displayName: 'Filters',
 		name: 'filters',

@@ -4,13 +4,12 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { collect } from '@certificate-service/sdk/core';
 import { perItem } from '../../helpers/items';
 import { locatorValue, pageSize, readLimit } from '../../helpers/params';
-import { batchLocator, limitField, returnAllField, simplifyField } from '../common.descriptions';
+import { batchLocator, getManyFields, simplifyField } from '../common.descriptions';
 import { recipientOutput } from './recipient';
 
 const properties: INodeProperties[] = [
 	batchLocator,
-	returnAllField,
-	limitField,
+	...getManyFields,
 	{
 		displayName: 'Filters',
 		name: 'filters',
