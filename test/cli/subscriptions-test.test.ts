@@ -89,3 +89,12 @@ test('an http:// base URL that is not the sandbox (its control route does not an
   expect(notSandbox).toHaveBeenCalledTimes(1);
   expect(err.join('')).toMatch(/look at your receiver's logs/);
 });
+
+test('the built command reads the sandbox\'s log with its type only: loading it loads no sandbox module', async () => {
+  const probe = `require(${JSON.stringify(CLI.replace(/main\.js$/, 'subscriptions-test.js'))}); console.log(JSON.stringify(Object.keys(require.cache)))`;
+  const loaded = await new Promise<string[]>((resolve, reject) =>
+    execFile(process.execPath, ['-e', probe], (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout) as string[]))),
+  );
+  expect(loaded.some((file) => file.includes('subscriptions-test.js'))).toBe(true);
+  expect(loaded.filter((file) => /[\\/]shared[\\/]sandbox[\\/]|@certificate-service[\\/]sandbox/.test(file))).toEqual([]);
+});

@@ -8,8 +8,9 @@ import { newestMtime } from '../support/files';
 
 export const PACKAGES = {
   sdk: path.resolve(__dirname, '../../shared/sdk'),
-  cli: path.resolve(__dirname, '../../shared/cli'),
+  // The sandbox before the CLI: the CLI reads the sandbox's delivery log with its type (type only).
   sandbox: path.resolve(__dirname, '../../shared/sandbox'),
+  cli: path.resolve(__dirname, '../../shared/cli'),
   mcp: path.resolve(__dirname, '../../shared/mcp'),
 };
 export const CLI = path.join(PACKAGES.cli, 'dist/main.js');

@@ -4,23 +4,12 @@
 // (`GET /__sandbox/deliveries`): against it, the command waits briefly for the first attempt
 // and prints its outcome.
 import type { CertificateServiceClient } from '@certificate-service/sdk';
+// Type only (erased from dist): the CLI never loads the sandbox; it reads the sandbox's log over HTTP.
+import type { DeliveryAttempt as Attempt } from '@certificate-service/sandbox';
 
 /** How long to wait for the sandbox's first attempt: it delivers at once, so a few seconds is plenty. */
 export const SANDBOX_WAIT_MS = 5_000;
 const POLL_MS = 100;
-
-/** One attempt, as the sandbox's delivery log records it (shared/sandbox/src/types.ts, DeliveryAttempt). */
-interface Attempt {
-  deliveryId: string;
-  subscriptionId: string;
-  url: string;
-  attempt: number;
-  copy: number;
-  status?: number;
-  error?: string;
-  outcome: 'succeeded' | 'retrying' | 'failed' | 'unsubscribed';
-  atMs: number;
-}
 
 export interface SubscriptionTestOptions {
   waitMs?: number;

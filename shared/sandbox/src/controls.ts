@@ -1,7 +1,7 @@
 // The test-facing control surface. Everything here is also served over HTTP under
 // /__sandbox (see routes/controls.ts), without auth and without being counted.
 import type { Recipient } from '@certificate-service/sdk';
-import { resetContext, type SandboxContext } from './context';
+import { resetContext, type SandboxContext, type Settings } from './context';
 import type { CountersSnapshot } from './counters';
 import { ApiError, notFound, validationError } from './errors';
 import type { FaultInfo, FaultSpec } from './faults';
@@ -37,14 +37,8 @@ export interface QuotaInfo {
   remaining: number;
 }
 
-export interface SettingsInfo {
-  listShape: ListShape;
-  bulkResponseShape: BulkResponseShape;
-  recipientOrder: RecipientOrder;
-  timestampPrecision: TimestampPrecision;
-  cursorKind: CursorKind;
-  cursorExpiry: CursorExpiry;
-  testDelivery: TestDeliveryShape;
+/** The context's settings, plus the delivery engine's duplicate count. */
+export interface SettingsInfo extends Settings {
   duplicateDeliveries: number;
 }
 

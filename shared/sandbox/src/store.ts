@@ -67,6 +67,11 @@ export interface WorkspaceRecord {
   subscriptions: SubscriptionRecord[];
 }
 
+/** Scoped lookups return undefined for another workspace's objects: that is key isolation. */
+function ownedBy<T extends { workspaceId: string }>(ws: WorkspaceRecord, record: T | undefined): T | undefined {
+  return record && record.workspaceId === ws.id ? record : undefined;
+}
+
 export class Store {
   readonly workspaces = new Map<string, WorkspaceRecord>();
   readonly apiKeys = new Map<string, ApiKeyRecord>();
@@ -94,10 +99,8 @@ export class Store {
     this.batches.set(batch.id, batch);
   }
 
-  /** Scoped lookups return undefined for another workspace's objects: that is key isolation. */
   batchOf(ws: WorkspaceRecord, id: string): BatchRecord | undefined {
-    const batch = this.batches.get(id);
-    return batch && batch.workspaceId === ws.id ? batch : undefined;
+    return ownedBy(ws, this.batches.get(id));
   }
 
   /** Counts one write to a batch's certificates. */
@@ -133,8 +136,7 @@ export class Store {
   }
 
   subscriptionOf(ws: WorkspaceRecord, id: string): SubscriptionRecord | undefined {
-    const sub = this.subscriptions.get(id);
-    return sub && sub.workspaceId === ws.id ? sub : undefined;
+    return ownedBy(ws, this.subscriptions.get(id));
   }
 
   removeSubscription(id: string): boolean {

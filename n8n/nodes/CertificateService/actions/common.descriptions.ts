@@ -103,7 +103,7 @@ export const simplifyField: INodeProperties = {
 		'Whether to return a simplified version of the response instead of the raw data: the ten fields a workflow needs (ID, batch ID, name, email, certificate ID, certificate URL, share token, issue date, email status and data)',
 };
 
-export const returnAllField: INodeProperties = {
+const returnAllField: INodeProperties = {
 	displayName: 'Return All',
 	name: 'returnAll',
 	type: 'boolean',
@@ -111,7 +111,7 @@ export const returnAllField: INodeProperties = {
 	description: 'Whether to return all results or only up to a given limit',
 };
 
-export const limitField: INodeProperties = {
+const limitField: INodeProperties = {
 	displayName: 'Limit',
 	name: 'limit',
 	type: 'number',
@@ -120,6 +120,9 @@ export const limitField: INodeProperties = {
 	description: 'Max number of results to return',
 	displayOptions: { show: { returnAll: [false] } },
 };
+
+/** A Get Many operation's Return All and Limit (read by readLimit). */
+export const getManyFields: INodeProperties[] = [returnAllField, limitField];
 
 /**
  * The certificate variables: the chosen batch's design variables as columns (a resource

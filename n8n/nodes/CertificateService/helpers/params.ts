@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, ResourceMapperValue } from 'n8n-workflow';
 
-import { validationError, type DesignVariable } from '@certificate-service/sdk/core';
+import { MAX_PAGE_SIZE, validationError, type DesignVariable } from '@certificate-service/sdk/core';
 
 // These helpers only read parameters. The core validates and normalises every value on
 // its way to the wire (ids non-empty, email, variables), once, and names the field.
@@ -84,4 +84,9 @@ export function readLimit(context: IExecuteFunctions, itemIndex: number): number
 		throw validationError('limit', 'must be a whole number of at least 1');
 	}
 	return limit;
+}
+
+/** The page size to ask for when `limit` items are wanted (undefined = all): at most one full page. */
+export function pageSize(limit: number | undefined): number {
+	return Math.min(limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
 }

@@ -93,6 +93,17 @@ export function parseSignatureHeader(header: string): { t: number; v1: string[] 
   return t === null || v1.length === 0 ? null : { t, v1 };
 }
 
+/**
+ * What every check reads: the body exactly as received (string or Buffer), the request's
+ * headers, the signing secret(s) (several during a rotation) and the replay window.
+ */
+type DeliveryInput = [
+  rawBody: unknown,
+  headers: HeaderBag | null | undefined,
+  secrets: string | Array<string | undefined | null>,
+  options?: VerifyOptions | null,
+];
+
 export type SignatureResult = { ok: true; timestamp: number } | { ok: false; reason: VerificationFailure; message: string };
 
 /**
@@ -100,12 +111,7 @@ export type SignatureResult = { ok: true; timestamp: number } | { ok: false; rea
  * (raw body → header parse → timestamp agreement → window → any-signature match).
  * Any of several `v1` values may match any of several secrets, for secret rotation.
  */
-export function checkSignature(
-  rawBody: unknown,
-  headers: HeaderBag | null | undefined,
-  secrets: string | Array<string | undefined | null>,
-  options?: VerifyOptions | null,
-): SignatureResult {
+export function checkSignature(...[rawBody, headers, secrets, options]: DeliveryInput): SignatureResult {
   try {
     return signatureSteps(rawBody, headers, secrets, options);
   } catch {
@@ -115,12 +121,7 @@ export function checkSignature(
   }
 }
 
-function signatureSteps(
-  rawBody: unknown,
-  headers: HeaderBag | null | undefined,
-  secrets: string | Array<string | undefined | null>,
-  options: VerifyOptions | null | undefined,
-): SignatureResult {
+function signatureSteps(...[rawBody, headers, secrets, options]: DeliveryInput): SignatureResult {
   const window = readWindow(options);
   if ('ok' in window) return window;
   if (rawBody === undefined || rawBody === null || rawBody === '') return fail('MISSING_BODY');
@@ -159,15 +160,10 @@ function signatureSteps(
  * A genuine envelope that is not a certificate event (see {@link readEnvelope}) is refused with
  * `NOT_CERTIFICATE_EVENT`: the caller should still answer it 2xx.
  */
-export function checkDelivery(
-  rawBody: unknown,
-  headers: HeaderBag | null | undefined,
-  secrets: string | Array<string | undefined | null>,
-  options?: VerifyOptions | null,
-): VerificationResult {
-  const signature = checkSignature(rawBody, headers, secrets, options);
+export function checkDelivery(...input: DeliveryInput): VerificationResult {
+  const signature = checkSignature(...input);
   if (!signature.ok) return signature;
-  const read = readEnvelope(rawBody as string | Buffer);
+  const read = readEnvelope(input[0] as string | Buffer);
   if (!read) return fail('INVALID_PAYLOAD');
   if (read.kind === 'other') return fail('NOT_CERTIFICATE_EVENT', `${MESSAGES.NOT_CERTIFICATE_EVENT} (${read.why})`);
   return { ok: true, event: read.event, timestamp: signature.timestamp };
@@ -224,13 +220,8 @@ export class WebhookVerificationError extends Error {
 }
 
 /** Throwing form of {@link checkDelivery}: returns the verified event. */
-export function verifyDelivery(
-  rawBody: unknown,
-  headers: HeaderBag | null | undefined,
-  secrets: string | Array<string | undefined | null>,
-  options?: VerifyOptions | null,
-): WebhookEvent {
-  const result = checkDelivery(rawBody, headers, secrets, options);
+export function verifyDelivery(...input: DeliveryInput): WebhookEvent {
+  const result = checkDelivery(...input);
   if (!result.ok) throw new WebhookVerificationError(result.reason, result.message);
   return result.event;
 }

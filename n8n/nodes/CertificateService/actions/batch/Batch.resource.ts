@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { OperationExecute } from '../../helpers/items';
+import { resourceOperations } from '../resource';
 
 import * as archive from './archive.operation';
 import * as create from './create.operation';
@@ -8,16 +8,10 @@ import * as get from './get.operation';
 import * as getMany from './getMany.operation';
 import * as unarchive from './unarchive.operation';
 
-export { archive, create, get, getMany, unarchive };
+const batch = resourceOperations({ archive, create, get, getMany, unarchive });
 
 /** Each operation's `execute`, for the router. */
-export const operations = {
-	archive: archive.execute,
-	create: create.execute,
-	get: get.execute,
-	getMany: getMany.execute,
-	unarchive: unarchive.execute,
-} satisfies Record<string, OperationExecute>;
+export const operations = batch.operations;
 
 export const description: INodeProperties[] = [
 	{
@@ -60,9 +54,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getMany',
 	},
-	...archive.description,
-	...create.description,
-	...get.description,
-	...getMany.description,
-	...unarchive.description,
+	...batch.properties,
 ];

@@ -1,15 +1,14 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { collect, MAX_PAGE_SIZE } from '@certificate-service/sdk/core';
+import { collect } from '@certificate-service/sdk/core';
 import type { BatchStatusFilter } from '@certificate-service/sdk/core';
 import { perItem } from '../../helpers/items';
-import { readLimit } from '../../helpers/params';
-import { limitField, returnAllField } from '../common.descriptions';
+import { pageSize, readLimit } from '../../helpers/params';
+import { getManyFields } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
-	returnAllField,
-	limitField,
+	...getManyFields,
 	{
 		displayName: 'Filters',
 		name: 'filters',
@@ -43,7 +42,7 @@ export const execute = perItem(async (context, client, itemIndex) => {
 	const filters = context.getNodeParameter('filters', itemIndex, {}) as { status?: BatchStatusFilter };
 	const batches = client.iterateBatches({
 		status: filters.status,
-		limit: Math.min(limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
+		limit: pageSize(limit),
 	});
 	return (await collect(batches, limit)) as IDataObject[];
 });

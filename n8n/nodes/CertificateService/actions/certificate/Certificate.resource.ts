@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { OperationExecute } from '../../helpers/items';
+import { resourceOperations } from '../resource';
 
 import * as deleteCertificate from './delete.operation';
 import * as findByEmail from './findByEmail.operation';
@@ -12,8 +12,8 @@ import * as issue from './issue.operation';
 import * as send from './send.operation';
 import * as update from './update.operation';
 
-export {
-	deleteCertificate as delete,
+const certificate = resourceOperations({
+	delete: deleteCertificate,
 	findByEmail,
 	get,
 	getByCertificateId,
@@ -22,20 +22,10 @@ export {
 	issue,
 	send,
 	update,
-};
+});
 
 /** Each operation's `execute`, for the router. */
-export const operations = {
-	delete: deleteCertificate.execute,
-	findByEmail: findByEmail.execute,
-	get: get.execute,
-	getByCertificateId: getByCertificateId.execute,
-	getByShareToken: getByShareToken.execute,
-	getMany: getMany.execute,
-	issue: issue.execute,
-	send: send.execute,
-	update: update.execute,
-} satisfies Record<string, OperationExecute>;
+export const operations = certificate.operations;
 
 export const description: INodeProperties[] = [
 	{
@@ -102,13 +92,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'issue',
 	},
-	...deleteCertificate.description,
-	...findByEmail.description,
-	...get.description,
-	...getByCertificateId.description,
-	...getByShareToken.description,
-	...getMany.description,
-	...issue.description,
-	...send.description,
-	...update.description,
+	...certificate.properties,
 ];

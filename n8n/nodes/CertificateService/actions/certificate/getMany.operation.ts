@@ -1,16 +1,15 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { collect, MAX_PAGE_SIZE } from '@certificate-service/sdk/core';
+import { collect } from '@certificate-service/sdk/core';
 import { perItem } from '../../helpers/items';
-import { locatorValue, readLimit } from '../../helpers/params';
-import { batchLocator, limitField, returnAllField, simplifyField } from '../common.descriptions';
+import { locatorValue, pageSize, readLimit } from '../../helpers/params';
+import { batchLocator, getManyFields, simplifyField } from '../common.descriptions';
 import { recipientOutput } from './recipient';
 
 const properties: INodeProperties[] = [
 	batchLocator,
-	returnAllField,
-	limitField,
+	...getManyFields,
 	{
 		displayName: 'Filters',
 		name: 'filters',
@@ -49,7 +48,7 @@ export const execute = perItem(async (context, client, itemIndex) => {
 	const filters = context.getNodeParameter('filters', itemIndex, {}) as { emailStatus?: string };
 	const recipients = client.iterateRecipients(batchId, {
 		emailStatus: filters.emailStatus?.trim() || undefined,
-		limit: Math.min(limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE),
+		limit: pageSize(limit),
 	});
 	return recipientOutput(context, itemIndex, await collect(recipients, limit));
 });

@@ -1,15 +1,13 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { OperationExecute } from '../../helpers/items';
+import { resourceOperations } from '../resource';
 
 import * as verify from './verify.operation';
 
-export { verify };
+const delivery = resourceOperations({ verify });
 
 /** Each operation's `execute`, for the router. */
-export const operations = {
-	verify: verify.execute,
-} satisfies Record<string, OperationExecute>;
+export const operations = delivery.operations;
 
 export const description: INodeProperties[] = [
 	{
@@ -28,5 +26,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'verify',
 	},
-	...verify.description,
+	...delivery.properties,
 ];

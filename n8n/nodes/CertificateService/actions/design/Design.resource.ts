@@ -1,15 +1,13 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { OperationExecute } from '../../helpers/items';
+import { resourceOperations } from '../resource';
 
 import * as getMany from './getMany.operation';
 
-export { getMany };
+const design = resourceOperations({ getMany });
 
 /** Each operation's `execute`, for the router. */
-export const operations = {
-	getMany: getMany.execute,
-} satisfies Record<string, OperationExecute>;
+export const operations = design.operations;
 
 export const description: INodeProperties[] = [
 	{
@@ -28,5 +26,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getMany',
 	},
-	...getMany.description,
+	...design.properties,
 ];

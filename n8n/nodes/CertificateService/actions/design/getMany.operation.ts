@@ -4,9 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { collect } from '@certificate-service/sdk/core';
 import { perItem } from '../../helpers/items';
 import { readLimit } from '../../helpers/params';
-import { limitField, returnAllField } from '../common.descriptions';
+import { getManyFields } from '../common.descriptions';
 
-const properties: INodeProperties[] = [returnAllField, limitField];
+const properties: INodeProperties[] = getManyFields;
 
 const displayOptions = { show: { resource: ['design'], operation: ['getMany'] } };
 
