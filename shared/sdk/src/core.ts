@@ -73,6 +73,9 @@ export {
   type RequestIdentity,
 } from './errors';
 
+// The default of a switch over a closed union: a forgotten case fails the type check.
+export { assertNever } from './assert-never';
+
 // For a host's own output (a log line, a tool result): the redaction the client's exit applies.
 export { redact, SecretSet } from './redact';
 
