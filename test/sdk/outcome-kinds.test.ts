@@ -10,6 +10,8 @@ test('assertNever names the discriminant that came, and nothing else of the valu
   expect(() => assertNever({ outcome: 'later' } as never)).toThrow('Unhandled case: outcome "later".');
   expect(() => assertNever('csv' as never)).toThrow('Unhandled case: "csv".');
   expect(() => assertNever({ id: 1 } as never)).toThrow('Unhandled case: an object with no kind, type or outcome (keys: id).');
+  expect(() => assertNever({} as never)).toThrow('Unhandled case: an object with no kind, type or outcome (keys: none).');
+  expect(() => assertNever(undefined as never)).toThrow('Unhandled case: undefined.');
 });
 
 test('every kind is counted, in the order hosts report them', () => {
