@@ -176,6 +176,7 @@ it('no batch: an error naming the field, before any request', async () => {
 	const fake = fakePoll({ params: { event: 'issued', watch: 'batch', batch: rl('') }, credentials });
 	const error = await trigger.poll.call(fake.context).catch((e) => e);
 	expect(error).toBeInstanceOf(NodeOperationError);
+	expect(error.message).toMatch(/^Invalid "Batch": choose the batch/);
 	expect(error.description).toMatch(/"Batch".*Nothing was sent/);
 	expect(fake.requests).toHaveLength(0);
 	const bad = fakePoll({ params: { event: 'viewed', watch: 'batch', batch: rl('batch_1') }, credentials });

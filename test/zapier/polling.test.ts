@@ -217,7 +217,7 @@ test('no batch: a halt naming the field, before any request', async () => {
   for (const key of KEYS) {
     const error = await caught(appTester(app.triggers[key].operation.perform, { authData, inputData: {} }));
     expect(error.name).toBe('HaltedError');
-    expect(error.message).toMatch(/batchId/);
+    expect(error.message).toMatch(/^Invalid "batchId": choose the batch .* Check the Batch field\.$/);
   }
   expect(sb.controls.counters().requests.total).toBe(before);
 });

@@ -1,7 +1,6 @@
 import type { IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
-import { polledEvent } from '@certificate-service/sdk/core';
+import { checkPollSettings, polledEvent } from '@certificate-service/sdk/core';
 import type { FlatEvent, PollEvent, PollState } from '@certificate-service/sdk/core';
 import { withClient } from '../shared/client';
 
@@ -26,19 +25,15 @@ interface Saved {
 	states?: Record<string, PollState>;
 }
 
+/** The node's fields by the core's names, for the core's errors. */
+const FIELD_NAMES = { batchId: 'Batch' };
+
+/** The node's settings, checked by the core (before any request), which names the node's field. */
 function readSettings(context: IPollFunctions): { event: PollEvent; batchId?: string } {
-	const node = context.getNode();
-	// The event (and every other poll setting) is the core's to check, before any request.
 	const event = context.getNodeParameter('event', 'issued') as PollEvent;
-	if (context.getNodeParameter('watch', 'batch') === 'allActive') return { event };
-	const batchId = String(context.getNodeParameter('batch', '', { extractValue: true }) ?? '').trim();
-	// Checked here too, in the node's words: without a batch there is no position to keep.
-	if (!batchId) {
-		throw new NodeOperationError(node, 'Choose a batch to watch', {
-			description: 'Check the "Batch" value, or set Watch to All Active Batches. Nothing was sent to the service.',
-		});
-	}
-	return { event, batchId };
+	const batch = () => String(context.getNodeParameter('batch', '', { extractValue: true }) ?? '');
+	const watchesAll = context.getNodeParameter('watch', 'batch') === 'allActive';
+	return checkPollSettings(watchesAll ? { event } : { event, batchId: batch() }, FIELD_NAMES);
 }
 
 /**
@@ -49,9 +44,9 @@ function readSettings(context: IPollFunctions): { event: PollEvent; batchId?: st
  * refused cursor, a shifted list, a walk the budget cut short) goes to n8n's log.
  */
 export async function pollOnce(context: IPollFunctions): Promise<FlatEvent[]> {
-	const { event, batchId } = readSettings(context);
 	const node = context.getNode();
 	return await withClient(context, async (client) => {
+		const { event, batchId } = readSettings(context);
 		if (context.getMode() === 'manual') {
 			const sample = batchId
 				? await client.pollCertificates({ batchId, event, firstPoll: MANUAL_SAMPLE })

@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { acceptOnly, flattenEvent, handleDelivery, PENDING_RETRY_AFTER_SECONDS } from '@certificate-service/sdk/core';
+import { acceptOnly, assertNever, flattenEvent, handleDelivery, PENDING_RETRY_AFTER_SECONDS } from '@certificate-service/sdk/core';
 import type { HeaderBag } from '@certificate-service/sdk/core';
 import { batchLocator } from '../shared/batch-locator';
 import * as listSearch from '../shared/listSearch';
@@ -149,6 +149,8 @@ export class CertificateServiceTrigger implements INodeType {
 				});
 				return { workflowData: [this.helpers.returnJsonArray([flattenEvent(result.event) as unknown as IDataObject])] };
 			}
+			default:
+				return assertNever(result);
 		}
 	}
 }

@@ -1,4 +1,4 @@
-import { CertificateServiceError } from '@certificate-service/sdk';
+import { assertNever, CertificateServiceError } from '@certificate-service/sdk';
 import type { Connection } from './connect';
 import { invalidReason, readIssueInput, type IssueInputFlags } from './issue-input';
 
@@ -48,6 +48,8 @@ export async function runDryRun(flags: IssueInputFlags, connection: Connection, 
         throw o.error.cause instanceof CertificateServiceError ? o.error.cause : o.error;
       case 'notSent':
         return say(`${line}: not sent, ${o.error.message}\n`);
+      default:
+        return assertNever(o);
     }
   });
   const summary: DryRunSummary = { dryRun: true, issue: preview.wouldIssue, skipped: counts.skipped, invalid: counts.invalid, quota: preview.wouldIssue, calls: preview.calls, requests: connection.requests() };

@@ -10,7 +10,7 @@
 // `viewed` cannot be recovered: no list says when a certificate was viewed.
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { POLL_EVENTS, signPayload, type PollEvent, UsageError } from '@certificate-service/sdk';
+import { checkRecoverSettings, signPayload, type PollEvent, UsageError } from '@certificate-service/sdk';
 import { connect, type ConnectionFlags } from './connect';
 
 export interface RecoverFlags {
@@ -28,24 +28,20 @@ export const N8N_STORED_CLAIMS = 200;
 const ANSWER_TIMEOUT_MS = 10_000;
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** The flags by the core's names: the core checks the settings and names the flag. */
+const FLAGS = { since: '--since', events: '--events', batches: '--batch' };
+
 /** `72h`, `3d`, `90m`, or an ISO 8601 time: the earliest time to recover (epoch ms). */
 export function parseSince(text: string, now = Date.now()): number {
   const duration = /^\s*(\d+(?:\.\d+)?)\s*([mhd])\s*$/i.exec(text);
   if (duration) return now - Number(duration[1]) * UNITS[duration[2].toLowerCase()];
   const at = /^\d{4}-\d\d-\d\d/.test(text.trim()) ? Date.parse(text) : NaN;
   if (Number.isNaN(at)) throw new UsageError(`--since: give a duration (72h, 3d, 90m) or an ISO 8601 time (2026-11-27T08:00:00Z); got "${text}".`);
-  if (at > now) throw new UsageError(`--since: ${text} is in the future.`);
-  return at;
+  return checkRecoverSettings({ since: at }, FLAGS, now).since;
 }
 
-function parseEvents(text: string | undefined): PollEvent[] {
-  if (text === undefined) return [...POLL_EVENTS];
-  const events = text.split(',').map((e) => e.trim().replace(/^certificate\./, '')).filter(Boolean);
-  if (events.includes('viewed')) throw new UsageError('--events: viewed cannot be recovered (no list says when a certificate was viewed); choose from issued, sent, failed.');
-  const unknown = events.filter((e) => !POLL_EVENTS.includes(e as PollEvent));
-  if (events.length === 0 || unknown.length > 0) throw new UsageError(`--events: choose from ${POLL_EVENTS.join(', ')}; got "${text}".`);
-  return events as PollEvent[];
-}
+/** `--events issued,certificate.sent`: the core's names, checked by the core. */
+const parseEvents = (text: string | undefined) => text?.split(',').map((e) => e.trim().replace(/^certificate\./, '')).filter(Boolean) as PollEvent[] | undefined;
 
 function parseUrl(text: string | undefined): URL {
   let url: URL | undefined;
@@ -81,13 +77,12 @@ async function forward(url: URL, secret: string, type: string, deliveryId: strin
 /** Finds, then forwards (or lists, with --dry-run); exit 0 when every forwarded delivery got a 2xx. */
 export async function runRecover(flags: RecoverFlags, conn: ConnectionFlags, out: NodeJS.WritableStream, err: NodeJS.WritableStream, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   // Every flag is checked before any request.
-  const since = parseSince(flags.since);
-  const events = parseEvents(flags.events);
+  const { since, events, batches } = checkRecoverSettings({ since: parseSince(flags.since), events: parseEvents(flags.events), batches: flags.batch?.length ? flags.batch : undefined }, FLAGS);
   const secret = flags.secret ?? env.CERTSVC_WEBHOOK_SECRET;
   const url = flags.dryRun && !flags.forwardTo ? undefined : parseUrl(flags.forwardTo);
   if (!flags.dryRun && !secret?.trim()) throw new UsageError('--secret: give the receiver\'s signing secret (wh_sec_…), or set CERTSVC_WEBHOOK_SECRET (it keeps the secret out of the process list).');
   const { client } = connect(conn, env);
-  const found = await client.findRecoverableEvents({ since, events, ...(flags.batch?.length ? { batches: flags.batch } : {}) });
+  const found = await client.findRecoverableEvents({ since, events, batches });
   for (const note of found.notes) err.write(`certsvc: ${note}\n`);
   err.write(`Found ${found.events.length} events since ${new Date(since).toISOString()} (${found.requests} list requests: every batch${flags.batch?.length ? ' named' : ''} read whole, one request per 100 certificates). viewed events cannot be recovered.\n`);
   if (flags.dryRun) {

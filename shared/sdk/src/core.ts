@@ -25,6 +25,8 @@ export {
   type ListOrder,
 } from './client';
 export { POLL_EVENTS, POLL_EVENT_TYPES, pollFilter, polledEvent, occurrenceKey, DEFAULT_BUDGET, DEFAULT_WINDOW_DAYS, MAX_KNOWN } from './poll';
+// A poll's and a recovery's settings, checked once: hosts call these first with their own field names.
+export { checkPollSettings, checkRecoverSettings, type FieldNames, type PollSettings, type PollSettingsInput } from './poll';
 export { RECOVER_FAILED_WINDOW_DAYS, recoveredIds, type RecoveredEvent, type FindOptions, type Found, type RecoverOptions, type RecoverResult } from './recover';
 export type { RetryOptions } from './retry';
 export type { RateLimitState } from './rate-limit';
@@ -72,6 +74,9 @@ export {
   type ServiceErrorCode,
   type RequestIdentity,
 } from './errors';
+
+// The default of a switch over a closed union: a forgotten case fails the type check.
+export { assertNever } from './assert-never';
 
 // For a host's own output (a log line, a tool result): the redaction the client's exit applies.
 export { redact, SecretSet } from './redact';

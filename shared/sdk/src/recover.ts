@@ -1,14 +1,14 @@
 import { createHash } from 'crypto';
 import { validationError } from './errors';
 import type { Api } from './client/api';
-import { seg } from './client/api';
 import { iterateBatches } from './client/batches';
 import { MAX_PAGE_SIZE } from './pagination';
-import { POLL_EVENT_TYPES, POLL_EVENTS, type Occurrence, type PollEvent } from './poll/occurrence';
+import { POLL_EVENT_TYPES, type Occurrence, type PollEvent } from './poll/occurrence';
 import { DAY_MS } from './poll/rules';
 import { PollRun } from './poll/walk';
-import { counting, DEFAULT_WINDOW_DAYS } from './poll';
+import { counting } from './poll';
 import { requireObject } from './validation';
+import { checkRecoverSettings, DEFAULT_WINDOW_DAYS, type RecoverSettingsInput } from './poll/settings';
 import type { WebhookEvent } from './types';
 import type { DeliveryStore } from './webhooks/store';
 
@@ -32,14 +32,8 @@ import type { DeliveryStore } from './webhooks/store';
 /** An event recovered from the lists: the delivered shape, plus `recovered: true` at the top (readers ignore it). */
 export type RecoveredEvent = WebhookEvent & { recovered: true };
 
-export interface FindOptions {
-  /** The earliest time to recover: a Date, epoch ms, or an ISO 8601 time. */
-  since: Date | number | string;
-  /** Batch ids to read; default every batch (`status=all`). */
-  batches?: string[];
-  /** Which occurrences (default all three; `viewed` cannot be recovered). */
-  events?: PollEvent[];
-}
+/** What to recover: checked by checkRecoverSettings. */
+export type FindOptions = RecoverSettingsInput;
 
 export interface Found {
   /** Oldest first, with the key each is claimed by and the delivery id a forwarder sends it with. */
@@ -82,21 +76,6 @@ const hash = (text: string) => createHash('sha256').update(text).digest('hex').s
 /** Derived from the occurrence key, so a second recovery repeats the ids. */
 export const recoveredIds = (key: string) => ({ eventId: `whe_r${hash(`event:${key}`)}`, deliveryId: `whd_r${hash(`delivery:${key}`)}` });
 
-function readSince(since: unknown): number {
-  const ms = since instanceof Date ? since.getTime() : typeof since === 'number' ? since : typeof since === 'string' ? Date.parse(since) : NaN;
-  if (!Number.isFinite(ms)) throw validationError('since', `must be a time (a Date, epoch ms or ISO 8601); got ${JSON.stringify(since)}`);
-  return ms;
-}
-
-function readEvents(events: unknown): PollEvent[] {
-  if (events === undefined) return [...POLL_EVENTS];
-  if (!Array.isArray(events) || events.length === 0 || !events.every((e) => POLL_EVENTS.includes(e))) {
-    const viewed = Array.isArray(events) && events.some((e) => e === 'viewed' || e === 'certificate.viewed');
-    throw validationError('events', viewed ? '`viewed` cannot be recovered: no list says when a certificate was viewed' : `must be some of ${POLL_EVENTS.join(', ')}`);
-  }
-  return [...new Set(events as PollEvent[])];
-}
-
 /** The time an event stands at: issued, its creation; sent, its send; failed, the latest time the list gives (the failure came after it). */
 function eventTime(event: PollEvent, o: Occurrence): number {
   if (event === 'failed') return Math.max(o.created, o.recipient.emailSentAt ? Date.parse(o.recipient.emailSentAt) : -Infinity);
@@ -105,14 +84,10 @@ function eventTime(event: PollEvent, o: Occurrence): number {
 
 /** Every occurrence in the window, read from the lists (see the top of this file); nothing is run or claimed. */
 export async function findEvents(outer: Api, options: FindOptions): Promise<Found> {
-  requireObject(options, 'options');
-  const since = readSince(options.since);
-  const events = readEvents(options.events);
-  if (options.batches !== undefined && (!Array.isArray(options.batches) || options.batches.length === 0)) throw validationError('batches', 'must be a list of batch ids');
-  options.batches?.forEach((id, i) => seg(id, `batches[${i}]`));
+  const { since, events, batches } = checkRecoverSettings(options);
   const { api, count } = counting(outer);
-  const batchIds = options.batches ? [...new Set(options.batches)] : [];
-  if (!options.batches) for await (const b of iterateBatches(api, { status: 'all' })) batchIds.push(b.id);
+  const batchIds = batches ?? [];
+  if (!batches) for await (const b of iterateBatches(api, { status: 'all' })) batchIds.push(b.id);
   const found: (Found['events'][number] & { at: number })[] = [];
   const notes: string[] = [];
   for (const batchId of batchIds) {

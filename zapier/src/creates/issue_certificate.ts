@@ -1,4 +1,5 @@
 import { defineCreate } from 'zapier-platform-core';
+import { assertNever } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { batchField, emailField, flag, nameField, sendField, text } from '../lib/inputs';
 import { combinedData, loadVariableFields } from '../lib/variables';
@@ -52,6 +53,8 @@ export default defineCreate({
         case 'refusedEarlier':
         case 'unreadBatch':
           throw outcome.error; // mapped once, by withClient
+        default:
+          return assertNever(outcome);
       }
     }),
     sample: { ...SAMPLE_RECIPIENT, skipped: false },

@@ -1,5 +1,5 @@
 import { defineCreate } from 'zapier-platform-core';
-import { CertificateServiceError, outcomeReport, validationError, type IssueItem, type IssueOutcome, type IssueOutcomeKind, type OutcomeReport } from '@certificate-service/sdk/core';
+import { assertNever, CertificateServiceError, outcomeReport, validationError, type IssueItem, type IssueOutcome, type IssueOutcomeKind, type OutcomeReport } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { batchField, dict, flag, sendField, text } from '../lib/inputs';
 import { combinedData, loadVariableFields } from '../lib/variables';
@@ -52,6 +52,8 @@ function row(index: number, line: Record<string, unknown>, outcome: IssueOutcome
       const { error } = outcome;
       return { ...base, ...NO_CERTIFICATE, status: 'failed', name: text(line.name) ?? '', email: text(line.email) ?? '', errorCode: String(error.code), errorMessage: error.message, outcomeUnknown: error.outcomeUnknown };
     }
+    default:
+      return assertNever(outcome);
   }
 }
 

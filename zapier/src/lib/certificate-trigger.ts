@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
 import {
   acceptOnly,
+  assertNever,
   collect,
   flattenEvent,
   handleDelivery,
@@ -183,6 +184,8 @@ export function defineCertificateTrigger<const K extends string>(spec: Certifica
           case 'accepted':
             await result.settle(true);
             return [outputItem(flattenEvent(result.event), outputFields)];
+          default:
+            return assertNever(result);
         }
       },
 

@@ -1,7 +1,7 @@
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
 import {
+  checkPollSettings,
   polledEvent,
-  validationError,
   type CertificateServiceClient,
   type PollEvent,
   type PollState,
@@ -62,13 +62,13 @@ export function definePollingTrigger<const K extends string>(spec: PollingTrigge
   const sampleRecipient = { ...SAMPLE_RECIPIENT, emailStatus: spec.sampleEmailStatus };
 
   async function poll(client: CertificateServiceClient, z: ZObject, bundle: Bundle) {
-    // Checked before any request, naming the field.
-    const batchId = text(bundle.inputData.batch_id);
-    if (!batchId) throw validationError('batchId', 'choose the batch whose certificates the trigger watches');
+    // The core's check, before the saved position is read (errors.ts names the Batch field).
+    const settings = { batchId: text(bundle.inputData.batch_id) ?? '', event: spec.event, firstPoll: POLL_LIMIT, remember: false };
+    const batchId = checkPollSettings(settings).batchId!;
     const key = stateKey(bundle, spec.key, batchId);
     // Turning the Zap on clears Zapier's dedupe: the position starts over with it.
     const state = bundle.meta?.isPopulatingDedupe ? undefined : await savedState(z, key);
-    const result = await client.pollCertificates({ batchId, event: spec.event, state: state as PollState | undefined, firstPoll: POLL_LIMIT, remember: false });
+    const result = await client.pollCertificates({ ...settings, batchId, state: state as PollState | undefined });
     for (const note of result.notes) z.console.log(note);
     if (key) {
       const saved = await z.cache.set(key, JSON.stringify(result.state), POLL_STATE_TTL_SECONDS).catch((error: Error) => (z.console.log(`Poll position not saved: ${error.message}`), true));

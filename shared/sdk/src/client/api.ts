@@ -2,16 +2,12 @@ import type { Decoder, DecodedPage } from '../decode';
 import type { SecretSet } from '../redact';
 import type { CallSpec } from '../request';
 import type { Page } from '../types';
-import { requireString } from '../validation';
 
 /** What the resource modules need of the client: its one call path and what it must keep secret. */
 export interface Api {
   call<T>(spec: CallSpec, decode: Decoder<T>): Promise<T>;
   secrets: SecretSet;
 }
-
-/** A path segment from an id the caller gave, checked first so the error names the field. */
-export const seg = (value: string, field: string): string => encodeURIComponent(requireString(value, field));
 
 /** A decoded page as callers see it: the items and the next cursor. */
 export const page = <T>({ items, nextCursor }: DecodedPage<T>): Page<T> => ({ items, nextCursor });

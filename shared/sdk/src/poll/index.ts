@@ -1,19 +1,19 @@
 import { validationError } from '../errors';
-import { MAX_PAGE_SIZE } from '../pagination';
-import { requireObject, validateLimit } from '../validation';
+import { requireObject } from '../validation';
 import type { Batch, Recipient } from '../types';
 import { flattenEvent, type FlatEvent } from '../webhooks/flatten';
 import type { Api } from '../client/api';
-import { seg } from '../client/api';
 import { iterateBatches } from '../client/batches';
-import { occurrence, POLL_EVENT_TYPES, POLL_EVENTS, type Occurrence, type PollEvent } from './occurrence';
-import { DAY_MS, newestFirst } from './rules';
+import { occurrence, POLL_EVENT_TYPES, type Occurrence, type PollEvent } from './occurrence';
+import { newestFirst } from './rules';
+import { checkPollSettings, type PollSettingsInput } from './settings';
 import { readState, type PollState } from './state';
 import { PollRun } from './walk';
 
 export { POLL_EVENT_TYPES, POLL_EVENTS, occurrenceKey, pollFilter, type PollEvent } from './occurrence';
 export { type ListOrder } from './rules';
 export { MAX_KNOWN, type PollState } from './state';
+export { checkPollSettings, checkRecoverSettings, DEFAULT_BUDGET, DEFAULT_WINDOW_DAYS, type FieldNames, type PollSettings, type PollSettingsInput } from './settings';
 
 // Polling: how a trigger without a webhook subscription finds the new occurrences of a batch
 // (each certificate issued, each send, each failure) once, within a budget of requests a poll.
@@ -25,29 +25,11 @@ export { MAX_KNOWN, type PollState } from './state';
 // Where a walk goes (the list's order, a walk the budget cut short, a shifted or refused cursor):
 // walk.ts; the rules: rules.ts; the SDK README's "Polling" says it for users.
 
-/** List requests a poll makes at most (Zapier gives a poll 30 s; the key has 120 a minute). */
-export const DEFAULT_BUDGET = 10;
-/** Sent/failed: sends of certificates issued up to this many days before are seen. */
-export const DEFAULT_WINDOW_DAYS = 7;
-
-export interface PollOptions {
+/** One batch's poll: its settings (checkPollSettings) and the previous poll's state. */
+export interface PollOptions extends PollSettingsInput {
   batchId: string;
-  event: PollEvent;
   /** The previous poll's state; undefined on the first poll. */
   state?: PollState;
-  /** How many of the newest the first poll returns (default 0: it only notes what exists); Zapier's samples. */
-  firstPoll?: number;
-  /** Page size asked for (1-100, default 100). */
-  pageSize?: number;
-  /** List requests at most in this poll (2-100, default 10). */
-  budget?: number;
-  /**
-   * true (default): the state keeps what was emitted as known, and only the new is returned.
-   * false: the host dedupes by `polledEvent().id` (Zapier): what may be new is returned each time it is read.
-   */
-  remember?: boolean;
-  /** Sent/failed: the window in days (1-365, default 7). */
-  windowDays?: number;
 }
 
 export interface PollResult {
@@ -76,30 +58,6 @@ export function polledEvent(event: PollEvent, recipient: Recipient): FlatEvent {
   return flattenEvent({ id: occurrence(event, recipient, 0).key, type: POLL_EVENT_TYPES[event], createdAt, data: recipient });
 }
 
-function checkCount(value: unknown, field: string, min: number, max: number): number {
-  if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
-    throw validationError(field, `must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`);
-  }
-  return value as number;
-}
-
-/** A poll's options, checked (checkSettings). */
-export type PollSettings = Required<Pick<PollOptions, 'event' | 'firstPoll' | 'pageSize' | 'budget' | 'remember'>> & { windowMs: number };
-
-function checkSettings(options: Omit<PollOptions, 'batchId' | 'state'>): PollSettings {
-  const event = options.event;
-  if (!POLL_EVENTS.includes(event)) throw validationError('event', `must be one of ${POLL_EVENTS.join(', ')}; got ${JSON.stringify(event)}`);
-  if (options.remember !== undefined && typeof options.remember !== 'boolean') throw validationError('remember', 'must be true or false');
-  return {
-    event,
-    firstPoll: checkCount(options.firstPoll ?? 0, 'firstPoll', 0, 1000),
-    pageSize: options.pageSize === undefined ? MAX_PAGE_SIZE : validateLimit(options.pageSize, 'pageSize'),
-    budget: checkCount(options.budget ?? DEFAULT_BUDGET, 'budget', 2, 100),
-    remember: options.remember ?? true,
-    windowMs: checkCount(options.windowDays ?? DEFAULT_WINDOW_DAYS, 'windowDays', 1, 365) * DAY_MS,
-  };
-}
-
 /** The same Api, counting the calls made through it. */
 export function counting(api: Api): { api: Api; count: () => number } {
   let n = 0;
@@ -109,10 +67,9 @@ export function counting(api: Api): { api: Api; count: () => number } {
 /** One poll of one batch: what is new since `state`, newest first, and the state for the next poll (see the top of this file). */
 export async function pollBatch(api: Api, options: PollOptions): Promise<PollResult> {
   requireObject(options, 'options');
-  seg(options.batchId, 'batchId');
-  const settings = checkSettings(options);
+  const settings = checkPollSettings(options);
   const state = readState(options.state);
-  const run = new PollRun(api, options.batchId, settings, state === undefined, state ?? { v: 2, known: [] });
+  const run = new PollRun(api, settings.batchId!, settings, state === undefined, state ?? { v: 2, known: [] });
   await run.poll();
   // The notes quote the service's words (a refusal's message), already redacted as its errors are.
   const { occurrences, state: next, notes } = run.result();
@@ -127,7 +84,7 @@ export async function pollBatch(api: Api, options: PollOptions): Promise<PollRes
  */
 export async function pollActiveBatches(outer: Api, options: PollAllOptions): Promise<PollAllResult> {
   requireObject(options, 'options');
-  const settings = checkSettings(options);
+  const settings = checkPollSettings(options);
   const first = options.states === undefined || options.states === null;
   const states: Record<string, PollState> = {};
   if (!first) {

@@ -4,7 +4,7 @@ import type { Recipient } from '../types';
 import type { Api } from '../client/api';
 import { pages } from '../pagination';
 import { listPage } from '../client/recipients';
-import type { PollSettings } from './index';
+import type { PollSettings } from './settings';
 import { LIST_ENDPOINT, occurrence, pollFilter, type Occurrence } from './occurrence';
 import { bounds, judge, keepUntil, latestTime, newestFirst, orderAfter, serviceTime, type ListOrder } from './rules';
 import { prune, type Place, type PollState, type Walk } from './state';

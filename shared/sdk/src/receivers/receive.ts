@@ -1,4 +1,5 @@
 import type { WebhookEvent } from '../types';
+import { assertNever } from '../assert-never';
 import type { HeaderBag } from '../headers';
 import { handleDelivery, PENDING_RETRY_AFTER_SECONDS } from '../webhooks/handle';
 import { memoryStore, type DeliveryStore } from '../webhooks/store';
@@ -124,6 +125,9 @@ export function receiverWith(options: ReceiverOptions, rawBodyFix: string): (raw
         case 'accepted':
           ({ event, settle } = result);
           await options.onEvent(result.event, { id: result.deliveryId, timestamp: result.timestamp });
+          break;
+        default:
+          assertNever(result);
       }
     } catch (error) {
       // A failed store or handler answers 500, and the id is released: the service's retry runs it.

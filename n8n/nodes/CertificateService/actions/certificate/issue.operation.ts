@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { outcomeReport } from '@certificate-service/sdk/core';
+import { assertNever, outcomeReport } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, DesignVariable, IssueItem, IssueOutcome } from '@certificate-service/sdk/core';
 import { readItems, type ItemRun } from '../../helpers/items';
 import { locatorValue, mappedVariables, readData, stringParam } from '../../helpers/params';
@@ -126,6 +126,8 @@ function itemRun(outcome: IssueOutcome, simplify: boolean): ItemRun {
 		case 'notSent':
 		case 'refusedEarlier':
 			return { ok: false, error: outcome.error, heldBack: true };
+		default:
+			return assertNever(outcome);
 	}
 }
 

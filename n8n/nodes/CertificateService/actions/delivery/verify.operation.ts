@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { flattenEvent, handleDelivery, type DeliveryStore, type HeaderBag } from '@certificate-service/sdk/core';
+import { assertNever, flattenEvent, handleDelivery, type DeliveryStore, type HeaderBag } from '@certificate-service/sdk/core';
 import { deliveryMemory, MEMORY_DELIVERIES } from '../../../shared/delivery-memory';
 
 /*
@@ -132,6 +132,8 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			case 'pending':
 			case 'filtered':
 				break;
+			default:
+				assertNever(result);
 		}
 	}
 	if (notCertificate.length) {
