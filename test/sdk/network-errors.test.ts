@@ -3,14 +3,9 @@
 // certificate is one (the handshake stops before the request is written); an https:// URL at a
 // plain-http server is one however the HTTP stack words it (Node's ERR_SSL_… code, or
 // node-fetch's EPROTO with OpenSSL's words).
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { CertificateServiceError, createClient } from '@certificate-service/sdk';
 import { classifyNetworkError, connectFailure } from '../../shared/sdk/src/network-errors';
+import { noAnswerServers } from '../support/tls';
 
 const OPENSSL_TOO_LONG = 'write EPROTO C05CA35F1D7F0000:error:0A0000C6:SSL routines:tls_get_more_records:packet length too long:../deps/openssl/openssl/ssl/record/methods/tls_common.c:662:\n';
 const wrapped = (cause: object) => Object.assign(new Error('request failed'), { cause });
@@ -31,21 +26,16 @@ test.each([
 });
 
 test('a self-signed certificate, through createClient (the CLI\'s transport): nothing sent, the certificate named, the core\'s hint', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
-  let requests = 0;
-  const server = https.createServer({ key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) }, (_req, res) => (requests++, res.end('{}')));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const servers = await noAnswerServers();
   try {
-    const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const origin = servers.selfSigned;
     const error = (await createClient({ baseUrl: origin, apiKey: 'sk_live_tls_test_0001' }).auth().catch((e: unknown) => e)) as CertificateServiceError;
     expect(error).toBeInstanceOf(CertificateServiceError);
     expect(error).toMatchObject({ code: 'NETWORK_ERROR', phase: 'request', outcomeUnknown: false, hintTopic: 'unreachable', detail: { connect: 'DEPTH_ZERO_SELF_SIGNED_CERT' } });
     expect(error.message).toMatch(new RegExp(`^POST /auth could not connect to ${origin.replace(/\./g, '\\.')}: its TLS certificate is not trusted here \\(DEPTH_ZERO_SELF_SIGNED_CERT: self-signed`));
     expect(error.hint).toMatch(/^Nothing was sent\. Check the base URL/);
-    expect(requests).toBe(0);
+    expect(servers.requests()).toBe(0);
   } finally {
-    server.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await servers.close();
   }
 });

@@ -2,43 +2,25 @@
 // port, an https:// URL at a plain-http server, and a self-signed certificate each fail with the
 // core's hint (nothing was sent; what to check), as `certsvc` says it, in Zapier's words, which
 // do not claim that localhost cannot work: during `zapier-platform invoke` it does.
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { CertificateServiceError } from '@certificate-service/sdk/core';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { API_KEY, app, appTester, caught } from './helpers';
-import { freePort } from '../support/net';
+import { noAnswerServers, type NoAnswerServers } from '../support/tls';
 
 const test = (baseUrl: string) => appTester(app.authentication.test, { authData: { apiKey: API_KEY, baseUrl } });
 const CORE_UNREACHABLE = new CertificateServiceError({ code: 'NETWORK_ERROR', message: '', detail: { connect: 'ECONNREFUSED' } }).hint;
 const CORE_NOT_TLS = new CertificateServiceError({ code: 'NETWORK_ERROR', message: '', detail: { connect: 'ERR_SSL_PACKET_LENGTH_TOO_LONG' } }).hint;
 
-let dir: string;
-let plain: http.Server;
-let selfSigned: https.Server;
+let servers: NoAnswerServers;
 let sandbox: Sandbox;
-const port = (s: http.Server) => (s.address() as AddressInfo).port;
-const listen = (s: http.Server) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zapier-tls-'));
-  // A throwaway self-signed certificate for 127.0.0.1, as a local or staging service may have.
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
-  plain = http.createServer((_req, res) => res.end('{}'));
-  selfSigned = https.createServer({ key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) }, (_req, res) => res.end('{}'));
-  await Promise.all([listen(plain), listen(selfSigned)]);
+  servers = await noAnswerServers();
   sandbox = await createSandbox({ rateLimit: false });
 });
 afterAll(async () => {
-  plain.close();
-  selfSigned.close();
+  await servers.close();
   await sandbox.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const message = async (baseUrl: string) => {
@@ -54,19 +36,19 @@ const message = async (baseUrl: string) => {
 };
 
 it('a closed port: could not connect, nothing was sent, check the base URL', async () => {
-  const baseUrl = `http://127.0.0.1:${await freePort()}`;
+  const baseUrl = servers.closed;
   const text = await message(baseUrl);
   expect(text).toMatch(new RegExp(`^POST /auth could not connect to ${baseUrl.replace(/\./g, '\\.')} \\(.*ECONNREFUSED`));
   expect(text).toContain(CORE_UNREACHABLE);
 });
 
 it('https:// at a plain-http server: the core\'s TLS hint (use an http:// base URL for localhost)', async () => {
-  const text = await message(`https://127.0.0.1:${port(plain)}`);
+  const text = await message(servers.plainHttp);
   expect(text).toContain(CORE_NOT_TLS);
 });
 
 it('a self-signed certificate: not trusted here, nothing was sent (not "the HTTP layer failed")', async () => {
-  const text = await message(`https://127.0.0.1:${port(selfSigned)}`);
+  const text = await message(servers.selfSigned);
   expect(text).toMatch(/could not connect to https:\/\/127\.0\.0\.1:\d+: its TLS certificate is not trusted here \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN): self-signed/);
   expect(text).toContain(CORE_UNREACHABLE);
   expect(text).not.toMatch(/HTTP layer/);
