@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fences } from '../readme/markdown';
-import { CLI, ensureBuilt } from '../support/built';
+import { runCli } from '../support/cli';
 import { NEXT_STEPS, SERVE_PORT } from '../../demo/next-steps';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -22,8 +22,7 @@ test('each next step names what exists: --serve on its port, the CLI with the sa
 
   expect(NEXT_STEPS).toContain('--csv examples/learners.csv');
   expect(fs.readFileSync(path.join(ROOT, 'examples/learners.csv'), 'utf8').split('\n')[0]).toMatch(/^name,email,/);
-  await ensureBuilt();
-  const help = spawnSync(process.execPath, [CLI, 'issue', '--help'], { encoding: 'utf8' }).stdout;
+  const help = (await runCli(['issue', '--help'], {})).stdout;
   expect(help).toMatch(/--batch <id>/);
   expect(help).toMatch(/--csv <file>/);
 
