@@ -1,31 +1,20 @@
 // Issue 35, item 2, across processes: a retry never issues twice when the first run is in another
 // Node process (file markers in the state folder), still going or killed mid-call. Against the
-// stub service of retry-never-twice.test.ts (which has the in-one-process cases). A process test:
+// stub service of retry-stub.ts (which has the in-one-process cases). A process test:
 // `npm test` runs it, `npm run test:unit` leaves it out (*.process.test.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { countOutcomes, createClient, fileInFlightMarkers } from '@certificate-service/sdk';
+import { countOutcomes, fileInFlightMarkers } from '@certificate-service/sdk';
 import { ensureBuilt } from '../support/built';
-import { DESIGN_NONE, startStub, type StubService } from './stub-service';
+import { certificates, client, pause, people, posts, retryStub } from './retry-stub';
 import { until } from '../support/until';
 
 jest.setTimeout(60_000);
 
-const KEY = 'sk_test_stub_key_0123456789';
 const ROOT = path.resolve(__dirname, '../..');
-const people = (n: number, prefix = 'p') => Array.from({ length: n }, (_, i) => ({ batchId: 'b1', name: `P${i}`, email: `${prefix}${i}@example.com` }));
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const certificates = (s: StubService) => (s.issued.get('b1') ?? []).map((r) => r.email.toLowerCase());
-const posts = (s: StubService) => s.requests.filter((r) => r.method === 'POST').length;
-const client = (s: StubService) => createClient({ baseUrl: s.baseUrl, apiKey: KEY });
-
-let stub: StubService;
-beforeEach(async () => {
-  stub = await startStub({ batches: { b1: 'design_none' }, designs: [DESIGN_NONE], holdBulkMs: 3_000 });
-});
-afterEach(() => stub.close());
+const world = retryStub();
 
 describe('across processes (file markers in the state folder)', () => {
   let dir: string;
@@ -41,7 +30,7 @@ describe('across processes (file markers in the state folder)', () => {
 
   /** A second Node process issuing `n` emails with file markers; resolves once it has sent its first call. */
   async function childIssuing(n: number): Promise<{ done: Promise<string> }> {
-    child = spawn(path.join(ROOT, 'node_modules/.bin/node'), [path.join(__dirname, 'support/issue-child.cjs'), stub.baseUrl, 'b1', String(n), 'p'], {
+    child = spawn(path.join(ROOT, 'node_modules/.bin/node'), [path.join(__dirname, 'support/issue-child.cjs'), world.stub.baseUrl, 'b1', String(n), 'p'], {
       cwd: ROOT,
       env: { ...process.env, CERTSVC_STATE_DIR: dir },
     });
@@ -49,38 +38,38 @@ describe('across processes (file markers in the state folder)', () => {
     child.stdout!.on('data', (c) => (out += c));
     child.stderr!.on('data', (c) => (out += c));
     const done = new Promise<string>((resolve) => child!.on('exit', () => resolve(out)));
-    await until('certsvc to be sending', () => out.includes('sending') && posts(stub) > 0);
+    await until('certsvc to be sending', () => out.includes('sending') && posts(world.stub) > 0);
     return { done };
   }
 
   test('a run in another process, still going: this run waits for its markers, then skips what it issued', async () => {
     const { done } = await childIssuing(200);
-    stub.holdBulkMs = 0;
+    world.stub.holdBulkMs = 0;
     expect(fs.readdirSync(path.join(dir, 'in-flight'))).toHaveLength(200);
-    const retry = await client(stub).issueMany(people(200), { inFlight: fileInFlightMarkers({ dir: path.join(dir, 'in-flight') }) });
+    const retry = await client(world.stub).issueMany(people(200), { inFlight: fileInFlightMarkers({ dir: path.join(dir, 'in-flight') }) });
     expect(await done).toContain('"issued":200');
     expect(countOutcomes(retry)).toMatchObject({ skipped: 200 });
-    expect(certificates(stub)).toHaveLength(200);
+    expect(certificates(world.stub)).toHaveLength(200);
     expect(fs.readdirSync(path.join(dir, 'in-flight'))).toEqual([]); // every marker released
   });
 
   test('the issue\'s timing with the first process killed mid-call (SIGKILL), a retry 1 s later in another: exactly 500', async () => {
     const { done } = await childIssuing(500);
-    stub.holdBulkMs = 0;
+    world.stub.holdBulkMs = 0;
     child!.kill('SIGKILL'); // a per-call client's server process, killed while its bulk call is at the service
     await done;
     await pause(1_000);
     // Its 100 sent markers hold until they settle (4 s after sending here; 60 s by default); its
     // 400 never-sent markers are taken over at once.
-    const retry = await client(stub).issueMany(people(500), { inFlight: fileInFlightMarkers({ dir: path.join(dir, 'in-flight'), orphanSettleMs: 4_000 }), inFlightWaitMs: 20_000 });
+    const retry = await client(world.stub).issueMany(people(500), { inFlight: fileInFlightMarkers({ dir: path.join(dir, 'in-flight'), orphanSettleMs: 4_000 }), inFlightWaitMs: 20_000 });
     expect(countOutcomes(retry)).toMatchObject({ skipped: 100, issued: 400 });
-    expect(certificates(stub)).toHaveLength(500);
-    expect(new Set(certificates(stub)).size).toBe(500);
+    expect(certificates(world.stub)).toHaveLength(500);
+    expect(new Set(certificates(world.stub)).size).toBe(500);
   });
 
   test('a marker file is named by a hash and says nothing of the key or the email', async () => {
     const { done } = await childIssuing(3);
-    stub.holdBulkMs = 0;
+    world.stub.holdBulkMs = 0;
     const files = fs.readdirSync(path.join(dir, 'in-flight'));
     expect(files.every((f) => /^[0-9a-f]{64}$/.test(f))).toBe(true);
     const text = files.map((f) => fs.readFileSync(path.join(dir, 'in-flight', f), 'utf8')).join('');

@@ -8,94 +8,83 @@ import os from 'node:os';
 import path from 'node:path';
 import { countOutcomes, createClient, stateDir, type IssueOutcome } from '@certificate-service/sdk';
 import { markerState, processStart } from '../../shared/sdk/src/in-flight-files';
-import { DESIGN_NONE, startStub, type StubService } from './stub-service';
+import { certificates, client, KEY, pause, people, posts, retryStub } from './retry-stub';
 import { until } from '../support/until';
 
 jest.setTimeout(60_000);
 
-const KEY = 'sk_test_stub_key_0123456789';
-const people = (n: number, prefix = 'p') => Array.from({ length: n }, (_, i) => ({ batchId: 'b1', name: `P${i}`, email: `${prefix}${i}@example.com` }));
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const certificates = (s: StubService) => (s.issued.get('b1') ?? []).map((r) => r.email.toLowerCase());
-const posts = (s: StubService) => s.requests.filter((r) => r.method === 'POST').length;
-const client = (s: StubService) => createClient({ baseUrl: s.baseUrl, apiKey: KEY });
-
-let stub: StubService;
-beforeEach(async () => {
-  stub = await startStub({ batches: { b1: 'design_none' }, designs: [DESIGN_NONE], holdBulkMs: 3_000 });
-});
-afterEach(() => stub.close());
+const world = retryStub();
 
 /** Once the first bulk call is at the service: later calls are answered at once. */
 async function firstCallHeld(): Promise<void> {
-  await until('the first issue call', () => posts(stub) > 0);
-  stub.holdBulkMs = 0;
+  await until('the first issue call', () => posts(world.stub) > 0);
+  world.stub.holdBulkMs = 0;
 }
 
 describe('in one process', () => {
   test('500 emails, the first run cancelled while its bulk call is held 3 s, a retry 1 s later: exactly 500 certificates', async () => {
     const stop = new AbortController();
-    const first = client(stub).issueMany(people(500), { signal: stop.signal });
+    const first = client(world.stub).issueMany(people(500), { signal: stop.signal });
     await firstCallHeld();
     stop.abort(); // the caller cancelled (an MCP client's own timeout); its call is still at the service
     await pause(1_000);
-    const retry = await client(stub).issueMany(people(500)); // another client, as a new MCP session makes
+    const retry = await client(world.stub).issueMany(people(500)); // another client, as a new MCP session makes
     const firstOutcomes = await first;
 
     expect(countOutcomes(firstOutcomes)).toMatchObject({ issued: 100, notSent: 400 });
     expect(countOutcomes(retry)).toMatchObject({ skipped: 100, issued: 400, total: 500 });
     // The skipped ones carry the certificate the first run issued.
     expect(retry[0]).toMatchObject({ kind: 'skipped', recipient: { id: (firstOutcomes[0] as Extract<IssueOutcome, { kind: 'issued' }>).recipient.id } });
-    expect(certificates(stub)).toHaveLength(500);
-    expect(new Set(certificates(stub)).size).toBe(500);
+    expect(certificates(world.stub)).toHaveLength(500);
+    expect(new Set(certificates(world.stub)).size).toBe(500);
   });
 
   test('a retry while the first run is still going waits for it and issues nothing twice', async () => {
-    const first = client(stub).issueMany(people(500));
+    const first = client(world.stub).issueMany(people(500));
     await firstCallHeld();
     await pause(1_000);
-    const retry = await client(stub).issueMany(people(500));
+    const retry = await client(world.stub).issueMany(people(500));
     expect(countOutcomes(await first)).toMatchObject({ issued: 500 });
     expect(countOutcomes(retry)).toMatchObject({ skipped: 500 });
-    expect(certificates(stub)).toHaveLength(500);
+    expect(certificates(world.stub)).toHaveLength(500);
   });
 
   test('the wait is bounded by inFlightWaitMs and by the waiting run\'s own signal: what is still held ends unknown and is not sent', async () => {
-    const first = client(stub).issueMany(people(200));
-    await until('the first issue call', () => posts(stub) > 0); // held 3 s
-    const bounded = await client(stub).issueMany(people(200), { inFlightWaitMs: 300 });
+    const first = client(world.stub).issueMany(people(200));
+    await until('the first issue call', () => posts(world.stub) > 0); // held 3 s
+    const bounded = await client(world.stub).issueMany(people(200), { inFlightWaitMs: 300 });
     expect(countOutcomes(bounded)).toMatchObject({ unknown: 200 });
     expect(bounded[0]).toMatchObject({ ok: false, error: { code: 'IN_FLIGHT_ELSEWHERE', outcomeUnknown: true } });
     const stop = new AbortController();
     setTimeout(() => stop.abort(), 200);
-    const stopped = await client(stub).issueMany(people(200), { signal: stop.signal });
+    const stopped = await client(world.stub).issueMany(people(200), { signal: stop.signal });
     expect(countOutcomes(stopped)).toMatchObject({ unknown: 200 });
-    expect(posts(stub)).toBe(1); // only the first run's call so far
+    expect(posts(world.stub)).toBe(1); // only the first run's call so far
     await first;
-    expect(certificates(stub)).toHaveLength(200);
+    expect(certificates(world.stub)).toHaveLength(200);
   });
 
   test('an email whose outcome is unknown in the other run (sent, answer unreadable) is not sent again: unknown here too', async () => {
-    stub.garbleNextBulk = true; // the held call lands, then answers a body no reader knows
-    const first = client(stub).issueMany(people(3));
-    await until('the first issue call', () => posts(stub) > 0);
-    const retry = await client(stub).issueMany(people(3));
+    world.stub.garbleNextBulk = true; // the held call lands, then answers a body no reader knows
+    const first = client(world.stub).issueMany(people(3));
+    await until('the first issue call', () => posts(world.stub) > 0);
+    const retry = await client(world.stub).issueMany(people(3));
     const firstOutcomes = await first;
     expect(countOutcomes(firstOutcomes)).toMatchObject({ unknown: 3 });
     expect(countOutcomes(retry)).toMatchObject({ unknown: 3 });
     expect(retry[0]).toMatchObject({ error: { code: 'IN_FLIGHT_ELSEWHERE', message: expect.stringMatching(/its outcome there is unknown/) } });
-    expect(posts(stub)).toBe(1);
+    expect(posts(world.stub)).toBe(1);
     // Once the first run has ended, a run reads the batch and skips what landed.
-    expect(countOutcomes(await client(stub).issueMany(people(3)))).toMatchObject({ skipped: 3 });
-    expect(certificates(stub)).toHaveLength(3);
+    expect(countOutcomes(await client(world.stub).issueMany(people(3)))).toMatchObject({ skipped: 3 });
+    expect(certificates(world.stub)).toHaveLength(3);
   });
 
   test('another service (another key) shares no hold', async () => {
-    const first = client(stub).issueMany(people(100));
-    await until('the first issue call', () => posts(stub) > 0);
-    stub.holdBulkMs = 0;
+    const first = client(world.stub).issueMany(people(100));
+    await until('the first issue call', () => posts(world.stub) > 0);
+    world.stub.holdBulkMs = 0;
     // Same emails with another key: not waited for (the stub, unlike a service, takes any key).
-    const other = await createClient({ baseUrl: stub.baseUrl, apiKey: `${KEY}_other` }).issueMany(people(100));
+    const other = await createClient({ baseUrl: world.stub.baseUrl, apiKey: `${KEY}_other` }).issueMany(people(100));
     expect(countOutcomes(other)).toMatchObject({ issued: 100 });
     await first;
   });
