@@ -157,13 +157,13 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
     .action(async (options: string[], _o, command: Command) => {
       const source = (name: string) => command.parent!.getOptionValueSource(name);
       if (source('apiKey') === 'cli' || source('baseUrl') === 'cli') throw new UsageError('certsvc mcp takes the key and URL from CERTSVC_API_KEY and CERTSVC_BASE_URL only (a flag would show the key in process lists and client configs).');
-      let mcp: { main(argv: string[]): Promise<number> };
+      let mcp: { main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> };
       try {
         mcp = require('@certificate-service/mcp') as typeof mcp;
       } catch {
         throw new UsageError('certsvc mcp needs @certificate-service/mcp: npm install -g @certificate-service/mcp (or run npx -p @certificate-service/mcp certsvc-mcp directly).');
       }
-      result.exitCode = await mcp.main(options);
+      result.exitCode = await mcp.main(options, io.env, io);
     });
 
   cli
