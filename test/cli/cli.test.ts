@@ -1,23 +1,20 @@
-// The built `certsvc` CLI as a child process against an in-process sandbox: a 250-row CSV
-// issued in 3 bulk calls, the second run skipping all 250; bad input refused before any
-// request; failed rows in --errors; exit codes 0/1/2; the API key never printed.
-import { execFile, spawn, spawnSync } from 'node:child_process';
+// `certsvc` (run in this process, test/support/cli.ts) against an in-process sandbox: a 250-row
+// CSV issued in 3 bulk calls, the second run skipping all 250; bad input refused before any
+// request; failed rows in --errors; exit codes 0/1/2; the API key never printed. On a terminal:
+// terminal.process.test.ts; a base URL where nothing answers: network.process.test.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { CertificateServiceError, createClient, signPayload } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { CLI, ensureBuilt } from '../support/built';
-import { freePort } from '../support/net';
+import { runCli, type CliRun } from '../support/cli';
 
-// Each CLI run is a fresh Node process (about 0.5 s here on a busy machine).
 jest.setTimeout(60_000);
 
 let sb: Sandbox;
 let dir: string;
 beforeAll(async () => {
-  await ensureBuilt();
   sb = await createSandbox({ timeScale: 0.001 });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-'));
 }, 120_000);
@@ -26,20 +23,8 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI (async, so this process keeps serving the sandbox) with the key and URL in the environment. */
-function certsvc(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, CERTSVC_BASE_URL: sb.baseUrl, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+/** Runs the CLI with the sandbox's URL, and `env`, as its whole environment. */
+const certsvc = (args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> => runCli(args, { CERTSVC_BASE_URL: sb.baseUrl, ...env });
 
 const lastLine = (text: string) => JSON.parse(text.trim().split('\n').pop()!);
 const writeCsv = (name: string, text: string) => {
@@ -254,108 +239,37 @@ test('--skip-invalid issues the valid rows and writes the invalid ones to --erro
   expect(written[1].email).toBe('not-an-email');
 });
 
-test('an https:// URL pointed at a plain-http server says so in words, and sends nothing', async () => {
-  const ws = await workspace();
-  const run = await certsvc(['auth'], { CERTSVC_API_KEY: ws.apiKey, CERTSVC_BASE_URL: sb.baseUrl.replace('http://', 'https://') });
-  expect(run.code).toBe(1);
-  expect(run.stderr).toMatch(/^certsvc: POST \/auth could not connect to https:\/\/127\.0\.0\.1:\d+ \(.*\)\.\nNothing was sent\. The server did not answer in TLS \(HTTPS\): is it a plain http:\/\/ server, such as a local sandbox\?/);
-});
-
-describe('a base URL where nothing answers', () => {
-  const auth = async (baseUrl: string) => {
-    const ws = sb.controls.createWorkspace();
-    const started = Date.now();
-    const run = await certsvc(['auth'], { CERTSVC_API_KEY: ws.apiKey, CERTSVC_BASE_URL: baseUrl });
-    return { ...run, ms: Date.now() - started };
-  };
-
-  test('a closed port: exit 1 within 3 s, naming the address, with a hint about the base URL and the sandbox', async () => {
-    const port = await freePort(); // free now, so nothing listens there
-    const run = await auth(`http://127.0.0.1:${port}/api/v1`);
-    expect(run.code).toBe(1);
-    expect(run.ms).toBeLessThan(3_000);
-    expect(run.stderr).toMatch(new RegExp(`^certsvc: POST /auth could not connect to http://127\\.0\\.0\\.1:${port} \\(.*ECONNREFUSED.*\\)\\.\\n`));
-    expect(run.stderr).toMatch(/Nothing was sent\. Check the base URL .* Check CERTSVC_BASE_URL \(or --base-url\); the local sandbox answers at http:\/\/127\.0\.0\.1:4010\/api\/v1 once started/);
-  });
-
-  test('an address that never answers (its connections are never accepted): exit 1 within 15 s, with the same hint', async () => {
-    // A listener whose accept queue is full: the kernel drops further connection attempts, as a firewall would.
-    const blackhole = spawn('python3', ['-c', "import socket,time\ns=socket.socket();s.bind(('127.0.0.1',0));s.listen(0)\np=s.getsockname()[1]\nf=[socket.socket() for _ in range(4)]\nfor c in f:\n c.setblocking(False)\n try: c.connect(('127.0.0.1',p))\n except BlockingIOError: pass\nprint(p,flush=True)\ntime.sleep(60)"]);
-    try {
-      const port = await new Promise<number>((resolve) => blackhole.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
-      const run = await auth(`http://127.0.0.1:${port}/api/v1`);
-      expect(run.code).toBe(1);
-      expect(run.ms).toBeLessThan(15_000);
-      expect(run.stderr).toMatch(/^certsvc: POST \/auth could not connect to http:\/\/127\.0\.0\.1:\d+ \(.*\)\.\nNothing was sent\. Check the base URL/);
-    } finally {
-      blackhole.kill();
-    }
-  });
-});
-
 describe('verify', () => {
   const secret = 'wh_sec_cli_verify_0123456789';
   const body = JSON.stringify({ id: 'whe_9', type: 'certificate.viewed', createdAt: '2026-11-23T00:00:00.000Z', data: { id: 'rec_9' } });
-  const verify = (args: string[], input: string) => spawnSync(process.execPath, [CLI, 'verify', ...args], { input, encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const verify = (args: string[], input: string) => runCli(['verify', ...args], {}, { stdin: input });
 
-  test('a signed delivery verifies (exit 0); the wrong secret or a changed body does not (exit 1); the secret is never printed', () => {
+  test('a signed delivery verifies (exit 0); the wrong secret or a changed body does not (exit 1); the secret is never printed', async () => {
     const h = signPayload(secret, body);
-    const ok = verify(['--secret', secret, '--signature', h['X-Service-Signature'], '--timestamp', h['X-Service-Timestamp']], body);
-    expect(ok.status).toBe(0);
+    const ok = await verify(['--secret', secret, '--signature', h['X-Service-Signature'], '--timestamp', h['X-Service-Timestamp']], body);
+    expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, event: { id: 'whe_9', type: 'certificate.viewed' } });
-    const wrong = verify(['--secret', 'wh_sec_other_0000000000000', '--signature', h['X-Service-Signature']], body);
-    expect(wrong.status).toBe(1);
+    const wrong = await verify(['--secret', 'wh_sec_other_0000000000000', '--signature', h['X-Service-Signature']], body);
+    expect(wrong.code).toBe(1);
     expect(JSON.parse(wrong.stdout)).toMatchObject({ ok: false, reason: 'NO_MATCHING_SIGNATURE' });
-    const changed = verify(['--secret', secret, '--signature', h['X-Service-Signature']], JSON.stringify(JSON.parse(body), null, 2));
+    const changed = await verify(['--secret', secret, '--signature', h['X-Service-Signature']], JSON.stringify(JSON.parse(body), null, 2));
     expect(JSON.parse(changed.stdout).reason).toBe('NO_MATCHING_SIGNATURE');
     for (const r of [ok, wrong, changed]) expect(r.stdout + r.stderr).not.toContain(secret);
   });
 
-  test('an old delivery needs --tolerance; no secret is a usage error', () => {
+  test('an old delivery needs --tolerance; no secret is a usage error', async () => {
     const h = signPayload(secret, body, Math.floor(Date.now() / 1000) - 7200);
-    expect(JSON.parse(verify(['--secret', secret, '--signature', h['X-Service-Signature']], body).stdout).reason).toBe('TIMESTAMP_TOO_OLD');
-    expect(verify(['--secret', secret, '--signature', h['X-Service-Signature'], '--tolerance', '86400'], body).status).toBe(0);
-    const none = verify(['--signature', h['X-Service-Signature']], body);
-    expect(none.status).toBe(2);
+    expect(JSON.parse((await verify(['--secret', secret, '--signature', h['X-Service-Signature']], body)).stdout).reason).toBe('TIMESTAMP_TOO_OLD');
+    expect((await verify(['--secret', secret, '--signature', h['X-Service-Signature'], '--tolerance', '86400'], body)).code).toBe(0);
+    const none = await verify(['--signature', h['X-Service-Signature']], body);
+    expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/No signing secret/);
   });
 
-  test('empty input is a missing body (MISSING_BODY), not a signature that fails to match', () => {
+  test('empty input is a missing body (MISSING_BODY), not a signature that fails to match', async () => {
     const h = signPayload(secret, body);
-    const empty = verify(['--secret', secret, '--signature', h['X-Service-Signature']], '');
-    expect(empty.status).toBe(1);
+    const empty = await verify(['--secret', secret, '--signature', h['X-Service-Signature']], '');
+    expect(empty.code).toBe(1);
     expect(JSON.parse(empty.stdout)).toMatchObject({ ok: false, reason: 'MISSING_BODY', message: 'The delivery has no body.' });
   });
-});
-
-describe('on a terminal', () => {
-  // `script` (util-linux; Debian's essential bsdutils) gives the CLI a pseudo-terminal, so stderr is a TTY as in a shell.
-  test('a progress bar on stderr, waiting out the rate limit visibly; stdout still ends with the summary', async () => {
-    const limited = await createSandbox({ rateLimit: { limit: 2, windowMs: 3_000 } });
-    try {
-      const { apiKey } = limited.controls.createWorkspace();
-      const batch = await fetch(`${limited.baseUrl}/batches`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ title: 'TTY', designId: 'design_classic' }),
-      }).then((r) => r.json() as Promise<{ id: string }>);
-      const csv = writeCsv('tty.csv', ['name,email', ...rows(250).map((r) => r.split(',').slice(0, 2).join(','))].join('\n'));
-      const command = [process.execPath, CLI, 'issue', '--batch', batch.id, '--csv', csv].map((a) => `'${a}'`).join(' ');
-      const out = await new Promise<string>((resolve) => {
-        let text = '';
-        const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH, CERTSVC_API_KEY: apiKey, CERTSVC_BASE_URL: limited.baseUrl, COLUMNS: '100' } });
-        child.stdout.on('data', (c) => (text += c));
-        child.on('close', () => resolve(text));
-      });
-      expect(out).toMatch(/\r\[#{0,24}\.*\] 0\/250/);
-      expect(out).toMatch(/\] 100\/250/);
-      expect(out).toMatch(/\] 0\/250 · rate limit: waiting \d s/);
-      expect(out).toMatch(/\] 200\/250 · rate limit: waiting \d s/);
-      expect(out).toMatch(/\[#{24}\] 250\/250/);
-      expect(lastLine(out.replace(/\r/g, ''))).toEqual({ issued: 250, skipped: 0, failed: 0, invalid: 0, requests: 6, unknown: 0, notSent: 0 });
-      expect(out).not.toContain(apiKey);
-    } finally {
-      await limited.close();
-    }
-  }, 60_000);
 });

@@ -1,13 +1,12 @@
 // In-process (the program's main with fake streams, against an in-process sandbox): the
 // certificates commands, the confirmation before what cannot be undone, where relative paths
 // resolve, how columns match variables, and the progress bar through a Ctrl-C.
-import { PassThrough } from 'node:stream';
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
 import { createClient } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { main } from '../../shared/cli/src/main';
+import { REPO_ROOT, runCli } from '../support/cli';
 import { userFolder } from '../../shared/cli/src/paths';
 import { closest, matchColumns } from '../../shared/cli/src/columns';
 import { runIssue, type Interrupts } from '../../shared/cli/src/issue';
@@ -25,19 +24,8 @@ afterAll(async () => {
 });
 
 /** Runs `certsvc …` in this process; `answer` is typed on a terminal when given, else stdin is no terminal. */
-async function certsvc(args: string[], answer?: string) {
-  const stdin = Object.assign(new PassThrough(), { isTTY: answer !== undefined });
-  if (answer !== undefined) stdin.end(`${answer}\n`);
-  let stdout = '';
-  let stderr = '';
-  const io = {
-    stdin,
-    stdout: { write: (t: string) => ((stdout += t), true) } as unknown as NodeJS.WritableStream,
-    stderr: Object.assign(new PassThrough(), { isTTY: false, write: (t: string) => ((stderr += t), true) }) as unknown as NodeJS.WriteStream,
-  };
-  const code = await main(['node', 'certsvc', '--base-url', sb.baseUrl, '--api-key', sb.apiKey!, ...args], io);
-  return { code, stdout, stderr };
-}
+const certsvc = (args: string[], answer?: string) =>
+  runCli(['--base-url', sb.baseUrl, '--api-key', sb.apiKey!, ...args], {}, answer === undefined ? {} : { stdin: `${answer}\n`, stdinTerminal: true });
 
 async function batchWith(n: number) {
   const client = createClient({ baseUrl: sb.baseUrl, apiKey: sb.apiKey! });
@@ -101,6 +89,27 @@ test("paths: npm's INIT_CWD only when the working folder is the CLI's own packag
   expect(userFolder(cliDir, {})).toBe(cliDir);
 });
 
+test('the folder and the environment are the run\'s own (io.cwd, io.env), never this process\'s: a relative --csv, INIT_CWD, the key', async () => {
+  const { batchId } = await batchWith(0);
+  const sub = fs.mkdtempSync(path.join(dir, 'folder-'));
+  fs.writeFileSync(path.join(sub, 'people.csv'), 'name,email\nAda,ada@example.com\n');
+  // The sandbox's key only here: this process's CERTSVC_API_KEY (none, or another) would be refused.
+  const env = { CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_API_KEY: sb.apiKey! };
+  const dry = await runCli(['issue', '--dry-run', '--batch', batchId, '--csv', 'people.csv'], env, { cwd: sub });
+  expect(dry.code).toBe(0);
+  expect(JSON.parse(dry.stdout)).toMatchObject({ issue: 1 });
+  // From the CLI's own package (as npm exec -w runs it), the user's folder is INIT_CWD.
+  const cliDir = path.resolve(__dirname, '../../shared/cli');
+  const listed = await runCli(['certificates', 'list', '--batch', batchId, '--csv', 'out.csv'], { ...env, INIT_CWD: sub }, { cwd: cliDir });
+  expect(JSON.parse(listed.stdout)).toEqual({ count: 0, csv: path.join(sub, 'out.csv') });
+  expect(fs.existsSync(path.join(sub, 'out.csv'))).toBe(true);
+  expect(fs.existsSync(path.join(cliDir, 'out.csv'))).toBe(false);
+  // The same relative name from elsewhere is not found there: the folder really is the run's.
+  const elsewhere = await runCli(['issue', '--dry-run', '--batch', batchId, '--csv', 'people.csv'], env, { cwd: REPO_ROOT });
+  expect(elsewhere.code).toBe(2);
+  expect(elsewhere.stderr).toContain(path.join(REPO_ROOT, 'people.csv'));
+});
+
 test('columns: trimmed, any case; a typo gets the closest variable; nothing said when the design lists none', () => {
   const design = (names: string[], source: 'design' | 'seen' | 'none' = 'design') => ({ batchId: 'b', designId: 'd', source, variables: names.map((name) => ({ name, label: name, required: false, source: 'design' as const })) });
   const m = matchColumns([' Course ', 'coures', 'xyz'], design(['course', 'completedOn']), false);
@@ -126,10 +135,10 @@ test('Ctrl-C on a terminal: the bar ends at the true count (200/250, not 250/250
   let text = '';
   const stderr = { isTTY: true, columns: 100, write: (t: string) => ((text += t), true) } as unknown as NodeJS.WriteStream;
   let stdout = '';
-  const connection = connect({ baseUrl: sb.baseUrl, apiKey: sb.apiKey! });
+  const connection = connect({ baseUrl: sb.baseUrl, apiKey: sb.apiKey! }, {});
   const bulkCalls = () => Object.entries(sb.controls.counters().requests.byRoute).filter(([r]) => /bulk$/.test(r)).reduce((n, [, c]) => n + c, 0);
   sb.controls.resetCounters();
-  const run = runIssue({ batch: batchId, csv, skipExisting: true }, connection, { write: (t: string) => ((stdout += t), true) } as unknown as NodeJS.WritableStream, stderr, interrupts);
+  const run = runIssue({ batch: batchId, csv, skipExisting: true }, connection, { stdout: { write: (t: string) => ((stdout += t), true) } as unknown as NodeJS.WritableStream, stderr, env: {} }, interrupts);
   while (bulkCalls() < 2) await new Promise((r) => setTimeout(r, 10));
   listener!();
   expect(await run).toBe(130);

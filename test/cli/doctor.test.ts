@@ -1,14 +1,12 @@
-// `certsvc doctor` as a child process against the sandbox: exit 0 in every list shape the
+// `certsvc doctor` (in this process) against the sandbox: exit 0 in every list shape the
 // connectors read, exit 1 naming what came back in a shape no code knows.
-import { execFile } from 'node:child_process';
 import { createSandbox, KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES, type Sandbox } from '@certificate-service/sandbox';
-import { CLI, ensureBuilt } from '../support/built';
+import { runCli } from '../support/cli';
 
 jest.setTimeout(60_000);
 
 let sb: Sandbox;
 beforeAll(async () => {
-  await ensureBuilt();
   sb = await createSandbox({ timeScale: 0.001 });
   // Something in every list: a batch with a certificate, and a subscription.
   const api = (path: string, body: unknown) =>
@@ -20,13 +18,7 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 afterEach(() => sb.controls.setListShape('default'));
 
-function doctor(): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, 'doctor'], { env: { PATH: process.env.PATH, CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_API_KEY: sb.apiKey } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const doctor = () => runCli(['doctor'], { CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_API_KEY: sb.apiKey });
 
 test.each(KNOWN_LIST_SHAPES)('list shape %s: every answer read, exit 0', async (shape) => {
   sb.controls.setListShape(shape);

@@ -1,13 +1,12 @@
 // certsvc against a service that does NOT enforce the design (a stub written here, a tiny HTTP
-// server: nock does not reach a child process). Its design requires `course`, but it would issue
+// server), run in this process from the repository root with a relative path. Its design requires `course`, but it would issue
 // a row without one. The CLI reads the design itself: the bad row is never sent; without
 // --skip-invalid nothing is sent; with it, the good rows are issued.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { ensureBuilt } from '../support/built';
-import { repoTempDir, runCliAsDocumented } from '../support/cli';
+import { REPO_ROOT, repoTempDir, runCli } from '../support/cli';
 
 jest.setTimeout(60_000);
 
@@ -37,7 +36,6 @@ function answer(req: http.IncomingMessage, body: string): [number, unknown] {
 }
 
 beforeAll(async () => {
-  await ensureBuilt();
   server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -56,7 +54,7 @@ afterAll(async () => {
   fs.rmSync(dir.abs, { recursive: true, force: true });
 });
 
-const certsvc = (args: string[]) => runCliAsDocumented(args, { CERTSVC_BASE_URL: baseUrl, CERTSVC_API_KEY: 'sk_live_stub_key_0000000000000000' });
+const certsvc = (args: string[]) => runCli(args, { CERTSVC_BASE_URL: baseUrl, CERTSVC_API_KEY: 'sk_live_stub_key_0000000000000000' }, { cwd: REPO_ROOT });
 
 test('a CSV with one bad row: without --skip-invalid nothing is sent (exit 2); with it the good rows are issued and the bad one never sent (exit 1)', async () => {
   const csv = path.join(dir.rel, 'people.csv');

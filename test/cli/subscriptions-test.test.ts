@@ -1,12 +1,11 @@
 // `certsvc subscriptions test`: against the sandbox it shows the first attempt's outcome (the
-// built CLI as a child process); against any other service it says where to look (the API has
+// CLI run in this process); against any other service it says where to look (the API has
 // no delivery log), without asking that service anything more.
-import { execFile } from 'node:child_process';
 import { CertificateServiceClient, createClient, type HttpRequest } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { startReceiver, type Receiver } from '@certificate-service/sandbox/testing';
 import { runSubscriptionTest } from '../../shared/cli/src/subscriptions-test';
-import { CLI, ensureBuilt } from '../support/built';
+import { runCli } from '../support/cli';
 import { freePort } from '../support/net';
 
 jest.setTimeout(60_000);
@@ -14,7 +13,6 @@ jest.setTimeout(60_000);
 let sb: Sandbox;
 let receiver: Receiver;
 beforeAll(async () => {
-  await ensureBuilt();
   sb = await createSandbox({ timeScale: 0.001 });
   receiver = await startReceiver();
 }, 120_000);
@@ -23,13 +21,7 @@ afterAll(async () => {
   await sb.close();
 });
 
-function certsvc(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, CERTSVC_BASE_URL: sb.baseUrl, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const certsvc = (args: string[], env: Record<string, string>) => runCli(args, { CERTSVC_BASE_URL: sb.baseUrl, ...env });
 
 async function subscribe(url: string) {
   const ws = sb.controls.createWorkspace({});

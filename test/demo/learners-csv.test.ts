@@ -1,27 +1,20 @@
-// examples/learners.csv, the sample the root README issues from: the built `certsvc issue`
+// examples/learners.csv, the sample the root README issues from: `certsvc issue` (in process)
 // issues every row into a batch of each sandbox design that has variables (Classic: course and
 // score, optional; Minimal: course, required), with the design check on, and the certificates
 // carry the variables.
-import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { createClient } from '@certificate-service/sdk';
 import { createSandbox, DESIGNS, type Sandbox } from '@certificate-service/sandbox';
-import { CLI, ensureBuilt } from '../support/built';
+import { runCli } from '../support/cli';
 
 const CSV = path.resolve(__dirname, '../../examples/learners.csv');
 let sb: Sandbox;
 beforeAll(async () => {
-  await ensureBuilt();
   sb = await createSandbox({ rateLimit: false });
 }, 120_000);
 afterAll(() => sb.close());
 
-const certsvc = (args: string[]) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_API_KEY: sb.apiKey! } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    ),
-  );
+const certsvc = (args: string[]) => runCli(args, { CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_API_KEY: sb.apiKey! });
 
 test.each(DESIGNS.filter((d) => d.variables?.length).map((d) => [d.id, d.variables!.map((v) => v.name)] as const))(
   'every row is issued into a %s batch, filling its variables',

@@ -1,20 +1,13 @@
-// `npm start` ends with the next steps (serve, the CLI with the sample CSV, n8n, Zapier), and
-// every command, file and README section they name exists.
-import { spawnSync } from 'node:child_process';
+// The next steps `npm start` ends with (serve, the CLI with the sample CSV, n8n, Zapier): every
+// command, file and README section they name exists. That `npm start` prints them:
+// next-steps.process.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fences } from '../readme/markdown';
-import { CLI, ensureBuilt } from '../support/built';
+import { runCli } from '../support/cli';
 import { NEXT_STEPS, SERVE_PORT } from '../../demo/next-steps';
 
 const ROOT = path.resolve(__dirname, '../..');
-const NODE = path.join(ROOT, 'node_modules/.bin/node');
-
-test('npm start (its script after the build) ends with the next steps', () => {
-  const run = spawnSync(NODE, ['--import', 'tsx', 'demo/start.ts'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
-  expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr.slice(-2000) }).toEqual({ status: 0, stderr: '' });
-  expect(run.stdout.trimEnd().endsWith(`All flows passed.\n\n${NEXT_STEPS}`)).toBe(true);
-}, 180_000);
 
 test('each next step names what exists: --serve on its port, the CLI with the sample CSV, the README sections', async () => {
   expect(NEXT_STEPS).toContain(`npm start -- --serve (base URL http://127.0.0.1:${SERVE_PORT}/api/v1`);
@@ -22,8 +15,7 @@ test('each next step names what exists: --serve on its port, the CLI with the sa
 
   expect(NEXT_STEPS).toContain('--csv examples/learners.csv');
   expect(fs.readFileSync(path.join(ROOT, 'examples/learners.csv'), 'utf8').split('\n')[0]).toMatch(/^name,email,/);
-  await ensureBuilt();
-  const help = spawnSync(process.execPath, [CLI, 'issue', '--help'], { encoding: 'utf8' }).stdout;
+  const help = (await runCli(['issue', '--help'], {})).stdout;
   expect(help).toMatch(/--batch <id>/);
   expect(help).toMatch(/--csv <file>/);
 

@@ -2,159 +2,95 @@
 // sent (no refusal of a second certificate for an email) and can hold a bulk call, the issue's
 // timing: 500 emails, the first run's bulk call held 3 s at the service, the run cancelled, a
 // retry 1 s later. Before, the retry's skip-existing read ran before the held 100 landed: 600
-// certificates for 500 emails. In one process (the registry) and across two (file markers).
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
+// certificates for 500 emails. In one process (the registry) here; across two (file markers):
+// retry-never-twice.process.test.ts, which `npm test` runs and `npm run test:unit` leaves out.
 import os from 'node:os';
 import path from 'node:path';
-import { countOutcomes, createClient, fileInFlightMarkers, stateDir, type IssueOutcome } from '@certificate-service/sdk';
+import { countOutcomes, createClient, stateDir, type IssueOutcome } from '@certificate-service/sdk';
 import { markerState, processStart } from '../../shared/sdk/src/in-flight-files';
-import { ensureBuilt } from '../support/built';
-import { DESIGN_NONE, startStub, type StubService } from './stub-service';
+import { certificates, client, KEY, pause, people, posts, retryStub } from './retry-stub';
 import { until } from '../support/until';
 
 jest.setTimeout(60_000);
 
-const KEY = 'sk_test_stub_key_0123456789';
-const ROOT = path.resolve(__dirname, '../..');
-const people = (n: number, prefix = 'p') => Array.from({ length: n }, (_, i) => ({ batchId: 'b1', name: `P${i}`, email: `${prefix}${i}@example.com` }));
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const certificates = (s: StubService) => (s.issued.get('b1') ?? []).map((r) => r.email.toLowerCase());
-const posts = (s: StubService) => s.requests.filter((r) => r.method === 'POST').length;
-const client = (s: StubService) => createClient({ baseUrl: s.baseUrl, apiKey: KEY });
-
-let stub: StubService;
-beforeEach(async () => {
-  stub = await startStub({ batches: { b1: 'design_none' }, designs: [DESIGN_NONE], holdBulkMs: 3_000 });
-});
-afterEach(() => stub.close());
+const world = retryStub();
 
 /** Once the first bulk call is at the service: later calls are answered at once. */
 async function firstCallHeld(): Promise<void> {
-  await until('the first issue call', () => posts(stub) > 0);
-  stub.holdBulkMs = 0;
+  await until('the first issue call', () => posts(world.stub) > 0);
+  world.stub.holdBulkMs = 0;
 }
 
 describe('in one process', () => {
   test('500 emails, the first run cancelled while its bulk call is held 3 s, a retry 1 s later: exactly 500 certificates', async () => {
     const stop = new AbortController();
-    const first = client(stub).issueMany(people(500), { signal: stop.signal });
+    const first = client(world.stub).issueMany(people(500), { signal: stop.signal });
     await firstCallHeld();
     stop.abort(); // the caller cancelled (an MCP client's own timeout); its call is still at the service
     await pause(1_000);
-    const retry = await client(stub).issueMany(people(500)); // another client, as a new MCP session makes
+    const retry = await client(world.stub).issueMany(people(500)); // another client, as a new MCP session makes
     const firstOutcomes = await first;
 
     expect(countOutcomes(firstOutcomes)).toMatchObject({ issued: 100, notSent: 400 });
     expect(countOutcomes(retry)).toMatchObject({ skipped: 100, issued: 400, total: 500 });
     // The skipped ones carry the certificate the first run issued.
     expect(retry[0]).toMatchObject({ kind: 'skipped', recipient: { id: (firstOutcomes[0] as Extract<IssueOutcome, { kind: 'issued' }>).recipient.id } });
-    expect(certificates(stub)).toHaveLength(500);
-    expect(new Set(certificates(stub)).size).toBe(500);
+    expect(certificates(world.stub)).toHaveLength(500);
+    expect(new Set(certificates(world.stub)).size).toBe(500);
   });
 
   test('a retry while the first run is still going waits for it and issues nothing twice', async () => {
-    const first = client(stub).issueMany(people(500));
+    const first = client(world.stub).issueMany(people(500));
     await firstCallHeld();
     await pause(1_000);
-    const retry = await client(stub).issueMany(people(500));
+    const retry = await client(world.stub).issueMany(people(500));
     expect(countOutcomes(await first)).toMatchObject({ issued: 500 });
     expect(countOutcomes(retry)).toMatchObject({ skipped: 500 });
-    expect(certificates(stub)).toHaveLength(500);
+    expect(certificates(world.stub)).toHaveLength(500);
   });
 
   test('the wait is bounded by inFlightWaitMs and by the waiting run\'s own signal: what is still held ends unknown and is not sent', async () => {
-    const first = client(stub).issueMany(people(200));
-    await until('the first issue call', () => posts(stub) > 0); // held 3 s
-    const bounded = await client(stub).issueMany(people(200), { inFlightWaitMs: 300 });
+    const first = client(world.stub).issueMany(people(200));
+    await until('the first issue call', () => posts(world.stub) > 0); // held 3 s
+    const bounded = await client(world.stub).issueMany(people(200), { inFlightWaitMs: 300 });
     expect(countOutcomes(bounded)).toMatchObject({ unknown: 200 });
     expect(bounded[0]).toMatchObject({ ok: false, error: { code: 'IN_FLIGHT_ELSEWHERE', outcomeUnknown: true } });
     const stop = new AbortController();
     setTimeout(() => stop.abort(), 200);
-    const stopped = await client(stub).issueMany(people(200), { signal: stop.signal });
+    const stopped = await client(world.stub).issueMany(people(200), { signal: stop.signal });
     expect(countOutcomes(stopped)).toMatchObject({ unknown: 200 });
-    expect(posts(stub)).toBe(1); // only the first run's call so far
+    expect(posts(world.stub)).toBe(1); // only the first run's call so far
     await first;
-    expect(certificates(stub)).toHaveLength(200);
+    expect(certificates(world.stub)).toHaveLength(200);
   });
 
   test('an email whose outcome is unknown in the other run (sent, answer unreadable) is not sent again: unknown here too', async () => {
-    stub.garbleNextBulk = true; // the held call lands, then answers a body no reader knows
-    const first = client(stub).issueMany(people(3));
-    await until('the first issue call', () => posts(stub) > 0);
-    const retry = await client(stub).issueMany(people(3));
+    world.stub.garbleNextBulk = true; // the held call lands, then answers a body no reader knows
+    const first = client(world.stub).issueMany(people(3));
+    await until('the first issue call', () => posts(world.stub) > 0);
+    const retry = await client(world.stub).issueMany(people(3));
     const firstOutcomes = await first;
     expect(countOutcomes(firstOutcomes)).toMatchObject({ unknown: 3 });
     expect(countOutcomes(retry)).toMatchObject({ unknown: 3 });
     expect(retry[0]).toMatchObject({ error: { code: 'IN_FLIGHT_ELSEWHERE', message: expect.stringMatching(/its outcome there is unknown/) } });
-    expect(posts(stub)).toBe(1);
+    expect(posts(world.stub)).toBe(1);
     // Once the first run has ended, a run reads the batch and skips what landed.
-    expect(countOutcomes(await client(stub).issueMany(people(3)))).toMatchObject({ skipped: 3 });
-    expect(certificates(stub)).toHaveLength(3);
+    expect(countOutcomes(await client(world.stub).issueMany(people(3)))).toMatchObject({ skipped: 3 });
+    expect(certificates(world.stub)).toHaveLength(3);
   });
 
   test('another service (another key) shares no hold', async () => {
-    const first = client(stub).issueMany(people(100));
-    await until('the first issue call', () => posts(stub) > 0);
-    stub.holdBulkMs = 0;
+    const first = client(world.stub).issueMany(people(100));
+    await until('the first issue call', () => posts(world.stub) > 0);
+    world.stub.holdBulkMs = 0;
     // Same emails with another key: not waited for (the stub, unlike a service, takes any key).
-    const other = await createClient({ baseUrl: stub.baseUrl, apiKey: `${KEY}_other` }).issueMany(people(100));
+    const other = await createClient({ baseUrl: world.stub.baseUrl, apiKey: `${KEY}_other` }).issueMany(people(100));
     expect(countOutcomes(other)).toMatchObject({ issued: 100 });
     await first;
   });
 });
 
-describe('across processes (file markers in the state folder)', () => {
-  let dir: string;
-  let child: ChildProcess | undefined;
-  beforeAll(() => ensureBuilt());
-  beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-state-'));
-  });
-  afterEach(() => {
-    if (child?.exitCode === null) child.kill('SIGKILL');
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** A second Node process issuing `n` emails with file markers; resolves once it has sent its first call. */
-  async function childIssuing(n: number): Promise<{ done: Promise<string> }> {
-    child = spawn(path.join(ROOT, 'node_modules/.bin/node'), [path.join(__dirname, 'support/issue-child.cjs'), stub.baseUrl, 'b1', String(n), 'p'], {
-      cwd: ROOT,
-      env: { ...process.env, CERTSVC_STATE_DIR: dir },
-    });
-    let out = '';
-    child.stdout!.on('data', (c) => (out += c));
-    child.stderr!.on('data', (c) => (out += c));
-    const done = new Promise<string>((resolve) => child!.on('exit', () => resolve(out)));
-    await until('certsvc to be sending', () => out.includes('sending') && posts(stub) > 0);
-    return { done };
-  }
-
-  test('a run in another process, still going: this run waits for its markers, then skips what it issued', async () => {
-    const { done } = await childIssuing(200);
-    stub.holdBulkMs = 0;
-    expect(fs.readdirSync(path.join(dir, 'in-flight'))).toHaveLength(200);
-    const retry = await client(stub).issueMany(people(200), { inFlight: fileInFlightMarkers({ dir: path.join(dir, 'in-flight') }) });
-    expect(await done).toContain('"issued":200');
-    expect(countOutcomes(retry)).toMatchObject({ skipped: 200 });
-    expect(certificates(stub)).toHaveLength(200);
-    expect(fs.readdirSync(path.join(dir, 'in-flight'))).toEqual([]); // every marker released
-  });
-
-  test('the issue\'s timing with the first process killed mid-call (SIGKILL), a retry 1 s later in another: exactly 500', async () => {
-    const { done } = await childIssuing(500);
-    stub.holdBulkMs = 0;
-    child!.kill('SIGKILL'); // a per-call client's server process, killed while its bulk call is at the service
-    await done;
-    await pause(1_000);
-    // Its 100 sent markers hold until they settle (4 s after sending here; 60 s by default); its
-    // 400 never-sent markers are taken over at once.
-    const retry = await client(stub).issueMany(people(500), { inFlight: fileInFlightMarkers({ dir: path.join(dir, 'in-flight'), orphanSettleMs: 4_000 }), inFlightWaitMs: 20_000 });
-    expect(countOutcomes(retry)).toMatchObject({ skipped: 100, issued: 400 });
-    expect(certificates(stub)).toHaveLength(500);
-    expect(new Set(certificates(stub)).size).toBe(500);
-  });
-
+describe('file markers (the state folder), without a second process', () => {
   test('markers from a killed process: recognised by pid and start time, held while their call may be at the service', () => {
     const policy = { orphanSettleMs: 60_000, maxLiveMs: 3_600_000, now: 1_000_000 };
     const me = { pid: process.pid, host: os.hostname(), procStart: processStart(process.pid), createdAt: 990_000 };
@@ -173,15 +109,5 @@ describe('across processes (file markers in the state folder)', () => {
     expect(stateDir({ CERTSVC_STATE_DIR: '/srv/state' })).toBe('/srv/state');
     expect(stateDir({ XDG_STATE_HOME: '/x/state' })).toBe('/x/state/certsvc');
     expect(stateDir({ CERTSVC_STATE_DIR: ' ', XDG_STATE_HOME: '' })).toBe(path.join(os.homedir(), '.local/state/certsvc'));
-  });
-
-  test('a marker file is named by a hash and says nothing of the key or the email', async () => {
-    const { done } = await childIssuing(3);
-    stub.holdBulkMs = 0;
-    const files = fs.readdirSync(path.join(dir, 'in-flight'));
-    expect(files.every((f) => /^[0-9a-f]{64}$/.test(f))).toBe(true);
-    const text = files.map((f) => fs.readFileSync(path.join(dir, 'in-flight', f), 'utf8')).join('');
-    expect(text).not.toMatch(/example\.com|sk_test/);
-    await done;
   });
 });

@@ -1,10 +1,15 @@
-// What a CLI test file needs: the built `certsvc`, a sandbox and a temp folder for the file's
-// tests (made before them, closed after), and a runner for the CLI as a child process.
+// What a CLI test file needs: a sandbox and a temp folder for the file's tests (made before
+// them, closed after), and `certsvc` run in this process (`runCli`: the program's main with fake
+// streams, its own environment and folder). What needs a real process (a signal, a terminal, npm
+// exec, INIT_CWD) runs the built CLI as a child (`runCliProcess`, `runCliAsDocumented`), in
+// `*.process.test.ts` files, which `npm run test:unit` leaves to `npm test`.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { createSandbox, type Sandbox, type SandboxOptions } from '@certificate-service/sandbox';
+import { main } from '../../shared/cli/src/main';
 import { CLI, ensureBuilt } from './built';
 
 export interface CliRun {
@@ -17,7 +22,6 @@ export interface CliRun {
 export function cliWorld(options: SandboxOptions, prefix: string): { sb: Sandbox; dir: string } {
   const world = {} as { sb: Sandbox; dir: string };
   beforeAll(async () => {
-    await ensureBuilt();
     world.sb = (await createSandbox({ ...options, seed: true })) as Sandbox;
     world.dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   }, 120_000);
@@ -28,8 +32,40 @@ export function cliWorld(options: SandboxOptions, prefix: string): { sb: Sandbox
   return world;
 }
 
-/** Runs the built CLI (asynchronously, so this process keeps serving the sandbox) with only `env` and PATH. */
-export function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliRun> {
+export interface CliOptions {
+  /** What stdin holds; empty when not given. */
+  stdin?: string;
+  /** stdin is a terminal (the user types `stdin` at a question), not a pipe. */
+  stdinTerminal?: boolean;
+  /** The working folder (default this process's); relative file names resolve from it. */
+  cwd?: string;
+  /** stderr is a terminal this many columns wide (a progress bar is drawn on it). */
+  terminalColumns?: number;
+}
+
+/**
+ * Runs `certsvc` in this process: its main with fake streams, `env` as its whole environment
+ * (nothing of this process's), and the exit code main returns, as the bin sets it.
+ */
+export async function runCli(args: string[], env: Record<string, string | undefined>, options: CliOptions = {}): Promise<CliRun> {
+  const stdin = Object.assign(new PassThrough(), { isTTY: options.stdinTerminal === true });
+  stdin.end(options.stdin ?? '');
+  let stdout = '';
+  let stderr = '';
+  const io = {
+    stdin,
+    stdout: { write: (t: string | Uint8Array) => ((stdout += String(t)), true) } as unknown as NodeJS.WritableStream,
+    stderr: { isTTY: options.terminalColumns !== undefined, columns: options.terminalColumns, write: (t: string | Uint8Array) => ((stderr += String(t)), true) } as unknown as NodeJS.WriteStream,
+    env: { ...env },
+    cwd: options.cwd ?? process.cwd(),
+  };
+  const code = await main(['node', 'certsvc', ...args], io);
+  return { code, stdout, stderr };
+}
+
+/** Runs the built CLI as a child process (asynchronously, so this process keeps serving the sandbox) with only `env` and PATH. */
+export async function runCliProcess(args: string[], env: Record<string, string | undefined>): Promise<CliRun> {
+  await ensureBuilt();
   return new Promise((resolve) =>
     execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, ...env } }, (error, stdout, stderr) =>
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
@@ -45,7 +81,8 @@ export const REPO_ROOT = path.resolve(__dirname, '../..');
  * certsvc …` in the repository root (npm then runs the bin in shared/cli, with INIT_CWD the root),
  * so relative paths in `args` are the user's. About 1 s a run: keep these few.
  */
-export function runCliAsDocumented(args: string[], env: Record<string, string | undefined>, cwd = REPO_ROOT): Promise<CliRun> {
+export async function runCliAsDocumented(args: string[], env: Record<string, string | undefined>, cwd = REPO_ROOT): Promise<CliRun> {
+  await ensureBuilt();
   const npmEnv = { PATH: process.env.PATH, HOME: process.env.HOME, npm_config_update_notifier: 'false', ...env };
   return new Promise((resolve) =>
     execFile('npm', ['exec', '-w', 'shared/cli', '--', 'certsvc', ...args], { cwd, env: npmEnv }, (error, stdout, stderr) =>

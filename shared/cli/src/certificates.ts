@@ -7,6 +7,9 @@ import { userPath } from './paths';
 
 export interface CertificatesIo extends Terminal {
   stdout: NodeJS.WritableStream;
+  /** Where a relative --csv file name resolves from (paths.ts). */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
 }
 
 /** The recipient's fields as the API names them (spec section 2), then one `data.<name>` column per variable. */
@@ -51,7 +54,7 @@ export function registerCertificates(cli: Command, client: (command: Command) =>
     .action(async (o: { batch: string; emailStatus?: string; csv?: string; json?: boolean }, command: Command) => {
       const list = await all(client(command), o.batch, o.emailStatus);
       if (o.csv !== undefined) {
-        const file = userPath(o.csv);
+        const file = userPath(o.csv, io.cwd, io.env);
         fs.writeFileSync(file, certificatesCsv(list));
         io.stderr.write(`Wrote ${list.length} certificate${list.length === 1 ? '' : 's'} to ${file}\n`);
         io.stdout.write(`${JSON.stringify({ count: list.length, csv: file })}\n`);

@@ -17,7 +17,7 @@ export interface Connection {
 }
 
 /** A client from the flags, else CERTSVC_API_KEY / CERTSVC_BASE_URL, that reports its requests and waits. */
-export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, observe?: (request: HttpRequest, response: HttpResponse) => void): Connection {
+export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv, observe?: (request: HttpRequest, response: HttpResponse) => void): Connection {
   // A shorter connect timeout than the SDK's 10 s: someone is waiting at the terminal, and an
   // address that never answers should say so soon (with a hint about the base URL).
   const undici = createUndiciTransport({ connectTimeoutMs: CONNECT_TIMEOUT_MS });

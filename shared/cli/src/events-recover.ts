@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { checkRecoverSettings, signPayload, type PollEvent, UsageError } from '@certificate-service/sdk';
 import { connect, type ConnectionFlags } from './connect';
+import type { Io } from './io';
 
 export interface RecoverFlags {
   since: string;
@@ -75,7 +76,7 @@ async function forward(url: URL, secret: string, type: string, deliveryId: strin
 }
 
 /** Finds, then forwards (or lists, with --dry-run); exit 0 when every forwarded delivery got a 2xx. */
-export async function runRecover(flags: RecoverFlags, conn: ConnectionFlags, out: NodeJS.WritableStream, err: NodeJS.WritableStream, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runRecover(flags: RecoverFlags, conn: ConnectionFlags, out: NodeJS.WritableStream, err: NodeJS.WritableStream, env: NodeJS.ProcessEnv): Promise<number> {
   // Every flag is checked before any request.
   const { since, events, batches } = checkRecoverSettings({ since: parseSince(flags.since), events: parseEvents(flags.events), batches: flags.batch?.length ? flags.batch : undefined }, FLAGS);
   const secret = flags.secret ?? env.CERTSVC_WEBHOOK_SECRET;
@@ -111,7 +112,7 @@ export async function runRecover(flags: RecoverFlags, conn: ConnectionFlags, out
 }
 
 /** `certsvc events recover`, registered by main.ts. */
-export function registerEvents(cli: Command, result: { exitCode: number }): void {
+export function registerEvents(cli: Command, result: { exitCode: number }, io: Pick<Io, 'stdout' | 'stderr' | 'env'>): void {
   cli
     .command('events')
     .description('recover webhook events a receiver missed')
@@ -124,6 +125,6 @@ export function registerEvents(cli: Command, result: { exitCode: number }): void
     .addOption(new Option('--events <list>', 'comma-separated: issued, sent, failed (default all three)'))
     .option('--dry-run', 'list what would be forwarded, send nothing')
     .action(async (o: RecoverFlags, command: Command) => {
-      result.exitCode = await runRecover(o, command.optsWithGlobals<ConnectionFlags>(), process.stdout, process.stderr);
+      result.exitCode = await runRecover(o, command.optsWithGlobals<ConnectionFlags>(), io.stdout, io.stderr, io.env);
     });
 }

@@ -2,11 +2,11 @@ import { CertificateServiceError, validateIssue, type DesignVariable, type Issue
 import { matchColumns } from './columns';
 import type { Connection } from './connect';
 import { readRows, renameColumns, repeatedEmails, type CsvRow } from './csv-rows';
-import { userPath } from './paths';
 
 /** The flags `certsvc issue` shares with `--dry-run`. */
 export interface IssueInputFlags {
   batch: string;
+  /** Resolved from the user's folder (main.ts). */
   csv: string;
   send?: boolean;
   skipExisting: boolean;
@@ -34,7 +34,7 @@ const shown = 10;
  * Everything said goes to `say` (stderr).
  */
 export async function readIssueInput(flags: IssueInputFlags, connection: Connection, say: (text: string) => void, options: { stopAtBadRow: boolean }): Promise<IssueInput> {
-  const csv = userPath(flags.csv);
+  const { csv } = flags;
   const file = readRows(csv);
   // A bad name or email needs no read to be found: said before any request (the plan checks again).
   const bad = options.stopAtBadRow ? file.rows.flatMap((row) => badRow(connection, row)) : [];

@@ -1,13 +1,15 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { CertificateServiceError, fileInFlightMarkers, outcomeReport, type IssueOutcome, type OutcomeReport, type OutcomeTally, UsageError } from '@certificate-service/sdk';
+import { CertificateServiceError, fileInFlightMarkers, stateDir, outcomeReport, type IssueOutcome, type OutcomeReport, type OutcomeTally, UsageError } from '@certificate-service/sdk';
 import type { Connection } from './connect';
+import type { Io } from './io';
 import type { CsvRow } from './csv-rows';
 import { invalidReason, readIssueInput, type IssueInputFlags } from './issue-input';
-import { userPath } from './paths';
 import { progressBar } from './progress';
 import { resultsFile } from './results-file';
 
+/** File names resolved from the user's folder (main.ts). */
 export interface IssueFlags extends IssueInputFlags {
   errors?: string;
   /** One CSV row per input row with its outcome and certificate, written as the run goes. */
@@ -84,7 +86,8 @@ function neverSent(row: CsvRow): IssueOutcome {
  * Ctrl-C twice: it exits at once; the rows of the call in flight are written as `unknown`, since
  * the service may still finish that call.
  */
-export async function runIssue(flags: IssueFlags, connection: Connection, stdout: NodeJS.WritableStream, stderr: NodeJS.WriteStream, interrupts: Interrupts = processInterrupts): Promise<number> {
+export async function runIssue(flags: IssueFlags, connection: Connection, io: Pick<Io, 'stdout' | 'stderr' | 'env'>, interrupts: Interrupts = processInterrupts): Promise<number> {
+  const { stdout, stderr } = io;
   const { client } = connection;
   const bar = stderr.isTTY ? progressBar(stderr, { rate: () => client.rateLimit, waitingUntil: connection.waitingUntil }) : undefined;
   // Every message goes through the bar (when there is one), so it starts on a fresh line.
@@ -98,8 +101,8 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
     throw error;
   }
   const { rows, items } = input;
-  const errorsFile = flags.errors === undefined ? undefined : userPath(flags.errors);
-  const out = flags.out === undefined ? undefined : resultsFile(userPath(flags.out), rows);
+  const errorsFile = flags.errors;
+  const out = flags.out === undefined ? undefined : resultsFile(flags.out, rows);
   const known: Array<IssueOutcome | undefined> = new Array(rows.length);
   let done = 0; // rows with an outcome other than "not sent": what the bar shows, also after a Ctrl-C
   let inFlight: number[] = [];
@@ -126,7 +129,7 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
         `Quit while the call for ${lineList(rows, inFlight)} was in flight${where}. The service may still finish that call: wait a minute, then run the same command again; rows it issued by then are skipped.\n`,
       );
     }
-    if (out) stderr.write(`Results so far: ${userPath(flags.out!)}\n`);
+    if (out) stderr.write(`Results so far: ${flags.out}\n`);
     interrupts.exit(INTERRUPTED);
   };
   interrupts.on('SIGINT', onInterrupt);
@@ -141,7 +144,7 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
       variables: input.variables,
       // Emails in flight in another certsvc (or MCP server) on this machine, even one quit with a
       // second Ctrl-C, are waited for rather than issued again (markers in the state folder).
-      inFlight: fileInFlightMarkers(),
+      inFlight: fileInFlightMarkers({ dir: path.join(stateDir(io.env), 'in-flight') }),
       signal: stop.signal,
       onCall: (indexes) => {
         inFlight = indexes;
@@ -166,7 +169,7 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
   const invalid = outcomes.flatMap((o, i) => (o.kind === 'invalid' ? [`line ${rows[i].line}: ${invalidReason(o, input.variables.get(flags.batch) ?? [])}`] : []));
   if (invalid.length && flags.skipInvalid !== true) {
     const more = invalid.length > shown ? `\n  … and ${invalid.length - shown} more` : '';
-    if (out) stderr.write(`Every row, none sent: ${userPath(flags.out!)}\n`);
+    if (out) stderr.write(`Every row, none sent: ${flags.out}\n`);
     throw new UsageError(`${input.csv} has ${invalid.length} bad row${invalid.length > 1 ? 's' : ''}; nothing was sent (--skip-invalid issues the others).\n  ${invalid.slice(0, shown).join('\n  ')}${more}`);
   }
   for (const line of invalid.slice(0, shown)) stderr.write(`${line} (not sent)\n`);
@@ -185,7 +188,7 @@ export async function runIssue(flags: IssueFlags, connection: Connection, stdout
     for (const p of problems.slice(0, shown)) stderr.write(`${lineList(rows, p.items)}: ${p.message}\n`);
     if (problems.length > shown) stderr.write(`… and ${problems.length - shown} more (pass --errors <file> to get every row as CSV).\n`);
   }
-  if (out) stderr.write(`Every row with its certificate: ${userPath(flags.out!)}\n`);
+  if (out) stderr.write(`Every row with its certificate: ${flags.out}\n`);
   if (report.tally.unknown) {
     stderr.write(
       flags.skipExisting

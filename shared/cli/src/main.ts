@@ -12,22 +12,12 @@ import { runDoctor } from './doctor';
 import { runDryRun } from './dry-run';
 import { runIssue, type IssueFlags } from './issue';
 import { runVerify, type VerifyFlags } from './verify';
+import { type Io, processIo } from './io';
+import { userPath } from './paths';
+
+export type { Io } from './io';
 
 const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '../package.json'), 'utf8')) as { version: string };
-
-/** Where the commands read and write: the process's streams (fakes in in-process tests). */
-export interface Io {
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WriteStream;
-}
-const processIo: Io = {
-  get stdin() {
-    return process.stdin; // made when first read: only verify and a question read it
-  },
-  stdout: process.stdout,
-  stderr: process.stderr,
-};
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -41,12 +31,16 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
   const cli = new Command('certsvc')
     .description('Issue and look up certificates of the Certificate Service.')
     .version(version)
-    .addOption(new Option('--api-key <key>', 'API key').env('CERTSVC_API_KEY'))
-    .addOption(new Option('--base-url <url>', 'service URL, e.g. https://<host>/api/v1').env('CERTSVC_BASE_URL'))
+    .addOption(new Option('--api-key <key>', 'API key (env: CERTSVC_API_KEY)'))
+    .addOption(new Option('--base-url <url>', 'service URL, e.g. https://<host>/api/v1 (env: CERTSVC_BASE_URL)'))
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .showHelpAfterError('(run certsvc --help for usage)');
-  const client = (command: Command) => connect(command.optsWithGlobals<ConnectionFlags>()).client;
+  // The key and URL: a flag, else the environment (connect.ts), read from io.env, not process.env.
+  const connection = (command: Command) => connect(command.optsWithGlobals<ConnectionFlags>(), io.env);
+  const client = (command: Command) => connection(command).client;
+  // File names as typed, resolved from the user's folder once, here (paths.ts).
+  const here = (file: string) => userPath(file, io.cwd, io.env);
 
   cli.command('auth').description('check the API key; prints the workspace').action(async (_o, command: Command) => print(await client(command).auth()));
 
@@ -94,8 +88,8 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
     .option('--strict', "a column that is not one of the design's variables is an error, not a warning")
     .addOption(new Option('--dry-run', 'read only: print what each row would do and the quota it would use; send nothing').conflicts(['out', 'errors']))
     .action(async (o: IssueFlags & { dryRun?: boolean }, command: Command) => {
-      const connection = connect(command.optsWithGlobals<ConnectionFlags>());
-      result.exitCode = o.dryRun ? await runDryRun(o, connection, io.stdout, io.stderr) : await runIssue(o, connection, io.stdout, io.stderr);
+      const flags = { ...o, csv: here(o.csv), errors: o.errors === undefined ? undefined : here(o.errors), out: o.out === undefined ? undefined : here(o.out) };
+      result.exitCode = o.dryRun ? await runDryRun(flags, connection(command), io.stdout, io.stderr) : await runIssue(flags, connection(command), io);
     });
 
   registerCertificates(cli, client, io, result);
@@ -124,7 +118,7 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
     .argument('<subscriptionId>', 'e.g. whs_…')
     .action(async (subscriptionId: string, _o, command: Command) => {
       const { runSubscriptionTest } = await import('./subscriptions-test');
-      result.exitCode = await runSubscriptionTest(subscriptionId, client(command), process.stdout, process.stderr);
+      result.exitCode = await runSubscriptionTest(subscriptionId, client(command), io.stdout, io.stderr);
     });
   subscriptions
     .command('list')
@@ -148,7 +142,7 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
     .command('doctor')
     .description('check, with read-only calls, that every answer of the service has a shape the connectors read')
     .action(async (_o, command: Command) => {
-      result.exitCode = await runDoctor((observe) => connect(command.optsWithGlobals<ConnectionFlags>(), process.env, observe), process.stdout);
+      result.exitCode = await runDoctor((observe) => connect(command.optsWithGlobals<ConnectionFlags>(), io.env, observe), io.stdout);
     });
 
   // The MCP server lives in its own package (@certificate-service/mcp, with the MCP SDK and
@@ -163,13 +157,13 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
     .action(async (options: string[], _o, command: Command) => {
       const source = (name: string) => command.parent!.getOptionValueSource(name);
       if (source('apiKey') === 'cli' || source('baseUrl') === 'cli') throw new UsageError('certsvc mcp takes the key and URL from CERTSVC_API_KEY and CERTSVC_BASE_URL only (a flag would show the key in process lists and client configs).');
-      let mcp: { main(argv: string[]): Promise<number> };
+      let mcp: { main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> };
       try {
         mcp = require('@certificate-service/mcp') as typeof mcp;
       } catch {
         throw new UsageError('certsvc mcp needs @certificate-service/mcp: npm install -g @certificate-service/mcp (or run npx -p @certificate-service/mcp certsvc-mcp directly).');
       }
-      result.exitCode = await mcp.main(options);
+      result.exitCode = await mcp.main(options, io.env, io);
     });
 
   cli
@@ -180,11 +174,11 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
     .option('--timestamp <seconds>', 'the X-Service-Timestamp header')
     .option('--tolerance <seconds>', 'replay window (default 300)')
     .action(async (o: VerifyFlags) => {
-      result.exitCode = await runVerify(o, process.stdin, process.stdout, process.env);
+      result.exitCode = await runVerify(o, io.stdin, io.stdout, io.env);
     });
 
   // certsvc events recover (events-recover.ts), loaded here so this file keeps one hunk for it.
-  (require('./events-recover') as typeof import('./events-recover')).registerEvents(cli, result);
+  (require('./events-recover') as typeof import('./events-recover')).registerEvents(cli, result, io);
 
   return cli;
 }
@@ -198,6 +192,7 @@ const CLI_WORDS: HostWords = {
   unreachable: 'Check CERTSVC_BASE_URL (or --base-url); the local sandbox answers at http://127.0.0.1:4010/api/v1 once started (`npm start -- --serve` in a clone, or `certsvc-sandbox`).',
 };
 
+/** Runs the command line; resolves to the exit code (an unexpected error is said on stderr, exit 1). */
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const result = { exitCode: 0 };
   try {
@@ -216,16 +211,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       // Refused before sending (status 0, bad input) is a usage error; anything the service said is not.
       return error.code === 'VALIDATION_ERROR' && error.status === 0 ? 2 : 1;
     }
-    throw error;
+    io.stderr.write(`certsvc: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
   }
 }
 
-if (require.main === module) {
-  main(process.argv).then(
-    (code) => (process.exitCode = code),
-    (error: unknown) => {
-      process.stderr.write(`certsvc: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) void main(process.argv).then((code) => (process.exitCode = code));

@@ -9,11 +9,11 @@ const PACKAGE_DIR = path.resolve(__dirname, '..');
  * user's folder in INIT_CWD; so INIT_CWD is used only when the working folder is the CLI's own
  * package, and a script that does `cd sub && certsvc …` still reads from `sub`.
  */
-export function userFolder(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
+export function userFolder(cwd: string, env: NodeJS.ProcessEnv): string {
   return path.resolve(cwd) === PACKAGE_DIR && env.INIT_CWD ? path.resolve(env.INIT_CWD) : cwd;
 }
 
 /** A file named on the command line, as an absolute path from the folder the user typed in. */
-export function userPath(file: string, cwd?: string, env?: NodeJS.ProcessEnv): string {
+export function userPath(file: string, cwd: string, env: NodeJS.ProcessEnv): string {
   return path.resolve(userFolder(cwd, env), file);
 }

@@ -8,13 +8,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { createClient } from '@certificate-service/sdk';
-import { CLI } from '../support/built';
+import { CLI, ensureBuilt } from '../support/built';
 import { cliWorld } from '../support/cli';
 import { until } from '../support/until';
 
 jest.setTimeout(60_000);
 
 const world = cliWorld({ rateLimit: false }, 'certsvc-int-');
+beforeAll(() => ensureBuilt(), 120_000);
 
 const BULK_PATH = '^/api/v1/batches/[^/]+/recipients/bulk$';
 const bulkCalls = () => Object.entries(world.sb.controls.counters().requests.byRoute).filter(([r]) => /recipients\/bulk$/.test(r)).reduce((n, [, c]) => n + c, 0);
