@@ -1,10 +1,12 @@
 // `certsvc subscriptions test`: against the sandbox it shows the first attempt's outcome (the
 // CLI run in this process); against any other service it says where to look (the API has
 // no delivery log), without asking that service anything more.
+import { execFile } from 'node:child_process';
 import { CertificateServiceClient, createClient, type HttpRequest } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { startReceiver, type Receiver } from '@certificate-service/sandbox/testing';
 import { runSubscriptionTest } from '../../shared/cli/src/subscriptions-test';
+import { CLI } from '../support/built';
 import { runCli } from '../support/cli';
 import { freePort } from '../support/net';
 
