@@ -30,7 +30,7 @@ export const PLANS: Record<string, Plan> = {
   },
   'docs/releasing.md › Releasing #1': { notRun: 'needs the live service (`<your service host>`); test/cli/doctor.test.ts runs `certsvc doctor` against the sandbox' },
   'docs/releasing.md › Releasing #2': {
-    notRun: 'exits 1 by design while publisher.json holds placeholders; test/release/publisher.test.ts runs its check (release/check.js) and expects exactly those problems',
+    notRun: 'exits 1 by design while publisher.json holds placeholders; test/release/publisher.process.test.ts runs its check (release/check.js) and expects exactly those problems',
   },
   'n8n/README.md › Manual installation (self-hosted, queue mode, Docker) #1': {
     notRun: 'installs from the npm registry, after publishing; the same commands with the packed tarball run in the root README (Try it from this clone #3)',

@@ -1,4 +1,4 @@
-// A second process for test/sdk/retry-never-twice.test.ts: issues the emails given on argv into
+// A second process for test/sdk/retry-never-twice.process.test.ts: issues the emails given on argv into
 // a batch of the stub service, with file markers in CERTSVC_STATE_DIR, through the built SDK.
 // Prints "started" once its run has taken its emails, and its outcome counts at the end.
 const { createClient, fileInFlightMarkers, countOutcomes } = require('@certificate-service/sdk');
