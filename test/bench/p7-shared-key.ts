@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import { createClient } from '@certificate-service/sdk';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../e2e/n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from '../e2e/queue/harness';
+import { issueWorkflow } from '../e2e/n8n/workflows';
 import { createSandbox } from '@certificate-service/sandbox';
 import { fmt } from './common';
 import { round, type Row } from './measure';
@@ -98,33 +99,13 @@ export async function runP7(options: { quick?: boolean; log?: (line: string) => 
     // of 3 executions failed "too many times" with the default), so the lease is 5 min here.
     q = await startQueueN8n({ customExtensionsDir: ext, workers: 2, webhooks: 2, concurrency: 2, env: { QUEUE_WORKER_LOCK_DURATION: '300000' } });
     const cred = await q.main.createCredential('certificateServiceApi', 'P7 key', { apiKey: key, baseUrl: proxy.url });
-    const wf = await q.main.createWorkflow({
-      name: 'P7 issue',
-      nodes: [
-        { id: 'hook', name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: 'p7-start', parameters: { httpMethod: 'POST', path: 'p7-start', responseMode: 'onReceived', options: {} } },
-        {
-          id: 'items',
-          name: 'Items',
-          type: 'n8n-nodes-base.code',
-          typeVersion: 2,
-          position: [200, 0],
-          parameters: {
-            jsCode: `const run = $input.first().json.body.run;\nreturn Array.from({ length: ${perExecution} }, (_, i) => ({ json: { name: 'Learner ' + run + '-' + i, email: 'p7.r' + run + '.l' + i + '@example.com' } }));`,
-          },
-        },
-        {
-          id: 'issue',
-          name: 'Issue',
-          type: 'CUSTOM.certificateService',
-          typeVersion: 1,
-          position: [400, 0],
-          onError: 'continueRegularOutput',
-          parameters: { resource: 'certificate', operation: 'issue', batch: { __rl: true, mode: 'id', value: batchId }, name: '={{ $json.name }}', email: '={{ $json.email }}', specifyData: 'none', send: false, options: {} },
-          credentials: { certificateServiceApi: { id: cred.id, name: 'P7 key' } },
-        },
-      ],
-      connections: { Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] }, Items: { main: [[{ node: 'Issue', type: 'main', index: 0 }]] } },
-    });
+    const wf = await q.main.createWorkflow(issueWorkflow('P7 issue', {
+      path: 'p7-start',
+      jsCode: `const run = $input.first().json.body.run;\nreturn Array.from({ length: ${perExecution} }, (_, i) => ({ json: { name: 'Learner ' + run + '-' + i, email: 'p7.r' + run + '.l' + i + '@example.com' } }));`,
+      batchId,
+      credential: { id: cred.id, name: 'P7 key' },
+      continueOnFail: true,
+    }));
     await q.main.publish(wf.id);
     proxy.calls.length = 0;
     sb.controls.resetCounters();

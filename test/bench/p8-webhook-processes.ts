@@ -13,7 +13,7 @@ import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
 import { createClient } from '@certificate-service/sdk';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../e2e/n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from '../e2e/queue/harness';
-import { triggerWorkflow } from '../e2e/n8n/trigger-workflow';
+import { triggerWorkflow } from '../e2e/n8n/workflows';
 import { createSandbox } from '@certificate-service/sandbox';
 import { pool } from './common';
 import { median, round, type Row } from './measure';

@@ -11,8 +11,11 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createClient, type CertificateServiceClient } from '@certificate-service/sdk';
+import { createSandbox, type Sandbox, type SandboxOptions } from '@certificate-service/sandbox';
 import { freePort } from '../../support/net';
 import { until } from '../../support/until';
+import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './package-setup';
 
 export const N8N_VERSION = '2.41.1';
 const INSTALL_SCRIPT = path.join(__dirname, 'install-n8n.sh');
@@ -42,20 +45,6 @@ export function ensureN8nInstalled(opts: { quiet?: boolean; verify?: boolean } =
     throw new Error(`install-n8n.sh failed (status ${res.status}, ${res.error?.message ?? ''}):\n${detail}`);
   }
   return dir;
-}
-
-export interface StartOptions {
-  /** Folder n8n scans for custom nodes (N8N_CUSTOM_EXTENSIONS); node types load as CUSTOM.<name>. '' for none. */
-  customExtensionsDir: string;
-  /** n8n's user folder (N8N_USER_FOLDER; n8n keeps its data in `<it>/.n8n`); a fresh temp folder by default. Deleted by stop(). */
-  userFolder?: string;
-  port?: number;
-  /** Extra/overriding env vars for the n8n process. */
-  env?: Record<string, string>;
-  /** Max wait for n8n to become ready (default 120 s). */
-  startTimeoutMs?: number;
-  /** A command that runs n8n, given the n8n arguments (e.g. `['bash', 'test/e2e/n8n/n8n.sh']`), instead of the cache's Node and n8n directly. */
-  launcher?: string[];
 }
 
 export interface RunResult {
@@ -126,14 +115,22 @@ export interface ProcessOptions {
   command: N8nCommand;
   /** Extra CLI arguments, e.g. `--concurrency=4` for a worker. */
   args?: string[];
+  /** Folder n8n scans for custom nodes (N8N_CUSTOM_EXTENSIONS); node types load as CUSTOM.<name>. '' for none. */
   customExtensionsDir: string;
+  /** n8n's user folder (N8N_USER_FOLDER; n8n keeps its data in `<it>/.n8n`); a fresh temp folder by default. Deleted by stop(). */
   userFolder?: string;
   /** HTTP port: the UI/API (start), the webhook server (webhook) or the health server (worker). */
   port?: number;
+  /** Extra/overriding env vars for the n8n process. */
   env?: Record<string, string>;
+  /** Max wait for n8n to become ready (default 120 s). */
   startTimeoutMs?: number;
+  /** A command that runs n8n, given the n8n arguments (e.g. `['bash', 'test/e2e/n8n/n8n.sh']`), instead of the cache's Node and n8n directly. */
   launcher?: string[];
 }
+
+/** What startN8n takes: the main process's options. */
+export type StartOptions = Omit<ProcessOptions, 'command' | 'args'>;
 
 /** One n8n process in its own process group (so stop() also ends its task runners). */
 export interface N8nProcess {
@@ -382,7 +379,7 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
       await until(`execution ${executionId} to finish`, async () => {
         if (exited()) throw new Error(exited());
         execution = await request('api', 'GET', `/executions/${executionId}?includeData=true`).catch(() => undefined);
-        return !!execution && !['new', 'running', 'waiting'].includes(execution.status);
+        return !!execution && hasEnded(execution);
       }, timeoutMs, 100).catch((e: Error) => {
         throw fail(e.message);
       });
@@ -415,6 +412,66 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     await stop();
     throw err;
   }
+}
+
+/** Runs one setup step; connector.e2e passes one that times it. */
+export type Step = <T>(name: string, run: () => T | Promise<T>) => Promise<T>;
+
+/** What a suite of our package runs against. */
+export interface PackageStack {
+  /** The local service, seeded (its demo workspace and key). */
+  sb: Sandbox;
+  /** An SDK client of the sandbox's demo workspace. */
+  core: CertificateServiceClient;
+  /** A real n8n with our built package loaded from a copy outside the repo (node types CUSTOM.<name>). */
+  n8n: N8nInstance;
+  /** Saves a credential for the sandbox's demo key (base URL: the bare origin, as users enter it); returns what a node's credentials hold. */
+  credential(name?: string): Promise<{ id: string; name: string }>;
+  /** Stops n8n, closes the sandbox and deletes the package copy (each even when one before it fails). */
+  stop(): Promise<void>;
+}
+
+/**
+ * n8n installed, our package built (when stale) and copied out of the repo (package-setup.ts
+ * says why), a sandbox with `sandbox` options, and n8n started with the package: what every
+ * e2e suite of the package starts from. Whatever started is stopped again if a later step fails.
+ */
+export async function startPackageStack(sandbox: SandboxOptions & { seed?: true } = {}, step: Step = async (_name, run) => run()): Promise<PackageStack> {
+  const installed = fs.existsSync(path.join(n8nCacheDir(), '.installed-ok'));
+  await step(installed ? 'n8n install (cached)' : 'n8n install', () => ensureN8nInstalled());
+  await step('n8n package build (when stale)', () => ensurePackageBuilt());
+  const extDir = await step('copy package to extensions dir', () => copyPackageToExtensionsDir(PACKAGE_DIR));
+  let sb: Sandbox | undefined;
+  let n8n: N8nInstance | undefined;
+  const stop = async () => {
+    try {
+      await n8n?.stop();
+    } finally {
+      try {
+        await sb?.close();
+      } finally {
+        fs.rmSync(extDir, { recursive: true, force: true });
+      }
+    }
+  };
+  try {
+    sb = await step('sandbox start', () => createSandbox(sandbox));
+    n8n = await step('n8n start', () => startN8n({ customExtensionsDir: extDir }));
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  const [service, host] = [sb, n8n];
+  return {
+    sb: service,
+    n8n: host,
+    core: createClient({ baseUrl: service.baseUrl, apiKey: service.apiKey }),
+    async credential(name = 'Certificate Service (sandbox)') {
+      const { id } = await host.createCredential('certificateServiceApi', name, { apiKey: service.apiKey, baseUrl: service.url });
+      return { id, name };
+    },
+    stop,
+  };
 }
 
 /** The env that makes n8n local, quiet and offline. Exported so the report/README can show it. */
@@ -451,6 +508,11 @@ export function n8nEnv(o: { port: number; userFolder: string; customExtensionsDi
     N8N_LOG_LEVEL: 'info',
     N8N_LOG_OUTPUT: 'console',
   };
+}
+
+/** Whether n8n is done with an execution (its status is no longer new, running or waiting). */
+export function hasEnded(execution: { status: string }): boolean {
+  return !['new', 'running', 'waiting'].includes(execution.status);
 }
 
 function toRunResult(execution: any): RunResult {

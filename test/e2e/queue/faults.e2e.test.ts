@@ -19,7 +19,7 @@ import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import type { N8nProcess } from '../n8n/harness';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from './harness';
-import { triggerWorkflow } from '../n8n/trigger-workflow';
+import { issueWorkflow, triggerWorkflow } from '../n8n/workflows';
 import { allExecutions, countByEvent, deliver } from './support';
 import { attemptLabel, lostDeliveries, releasedIds } from '../../support/delivery-outcomes';
 import { until } from '../../support/until';
@@ -90,30 +90,12 @@ describe('R9: faults in queue mode', () => {
   it('R9.1 kill -9 the worker half-way through a 2,000-item Issue: the execution fails with a message; the same input again ends with exactly 2,000 certificates and 2,000 quota units', async () => {
     const N = 2_000;
     const batchId = (await core.createBatch({ title: 'R9 worker kill', designId: 'design_classic' })).id;
-    const wf = await q.main.createWorkflow({
-      name: 'R9 issue 2,000',
-      nodes: [
-        { id: 'hook', name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: 'r9-issue', parameters: { httpMethod: 'POST', path: 'r9-issue', responseMode: 'onReceived', options: {} } },
-        {
-          id: 'items',
-          name: 'Items',
-          type: 'n8n-nodes-base.code',
-          typeVersion: 2,
-          position: [200, 0],
-          parameters: { jsCode: `return Array.from({ length: ${N} }, (_, i) => ({ json: { name: 'Learner ' + i, email: 'r9.learner' + i + '@example.com' } }));` },
-        },
-        {
-          id: 'issue',
-          name: 'Issue',
-          type: 'CUSTOM.certificateService',
-          typeVersion: 1,
-          position: [400, 0],
-          parameters: { resource: 'certificate', operation: 'issue', batch: { __rl: true, mode: 'id', value: batchId }, name: '={{ $json.name }}', email: '={{ $json.email }}', specifyData: 'none', send: false, options: {} },
-          credentials: { certificateServiceApi: credential },
-        },
-      ],
-      connections: { Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] }, Items: { main: [[{ node: 'Issue', type: 'main', index: 0 }]] } },
-    });
+    const wf = await q.main.createWorkflow(issueWorkflow('R9 issue 2,000', {
+      path: 'r9-issue',
+      jsCode: `return Array.from({ length: ${N} }, (_, i) => ({ json: { name: 'Learner ' + i, email: 'r9.learner' + i + '@example.com' } }));`,
+      batchId,
+      credential,
+    }));
     await q.main.publish(wf.id);
     // Slow each bulk call (20 of them) so "half-way" lasts long enough to be caught.
     sb.controls.injectFaults({ kind: 'delay', delayMs: 400, count: -1, match: { method: 'POST', path: '^/batches/[^/]+/recipients/bulk$' } });

@@ -13,7 +13,7 @@ import type { Recipient, WebhookEvent } from '@certificate-service/sdk/core';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from './harness';
-import { triggerWorkflow } from '../n8n/trigger-workflow';
+import { triggerWorkflow } from '../n8n/workflows';
 import { allExecutions, countByEvent, deliver, savedStaticData, settledExecutions, sql } from './support';
 
 jest.setTimeout(300_000);

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
 import type { N8nInstance } from '../n8n/harness';
-import { TRIGGER_NAME } from '../n8n/trigger-workflow';
+import { TRIGGER_NAME } from '../n8n/workflows';
 import { answeredBy } from '../../support/deliver';
 import { postgresBinDir } from './services';
 

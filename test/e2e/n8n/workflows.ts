@@ -1,0 +1,131 @@
+/**
+ * The workflows the n8n suites and benchmarks build around our package: our trigger alone
+ * (every delivery it accepts is one execution), n8n's Webhook (Raw Body) → Delivery: Verify,
+ * and Webhook → Code → Issue.
+ */
+import { randomUUID } from 'node:crypto';
+import type { N8nInstance, WorkflowJson } from './harness';
+import { hasEnded } from './harness';
+import { until } from '../../support/until';
+
+export const ACTION = 'CUSTOM.certificateService';
+export const TRIGGER = 'CUSTOM.certificateServiceTrigger';
+export const TRIGGER_NAME = 'Certificate Service Trigger';
+
+/** What a node's `credentials.certificateServiceApi` holds. */
+export interface Credential {
+  id: string;
+  name: string;
+}
+
+type Node = Record<string, unknown> & { name: string };
+
+/** Each node feeds the next one (first output to first input). */
+export function chain(...nodes: Node[]): Record<string, unknown> {
+  const connections: Record<string, unknown> = {};
+  for (let i = 0; i < nodes.length - 1; i++) {
+    connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+  }
+  return connections;
+}
+
+export interface TriggerWorkflowOptions {
+  events?: string[];
+  /** 2 skips n8n's per-request expression isolate; 1 is what workflows saved before 0.2 hold. */
+  typeVersion?: 1 | 2;
+}
+
+export function triggerWorkflow(name: string, webhookId: string, credential: Credential, options: TriggerWorkflowOptions = {}) {
+  const { events = ['certificate.issued'], typeVersion = 1 } = options;
+  return {
+    name,
+    nodes: [
+      {
+        // n8n's own kind of ID: its workflow_publication_trigger_status.nodeId is varchar(36), so on
+        // Postgres a longer one (`trigger-<uuid>`) left publishing "in_progress" with no trigger.
+        id: randomUUID(),
+        name: TRIGGER_NAME,
+        type: TRIGGER,
+        typeVersion,
+        position: [0, 0],
+        webhookId,
+        parameters: { events, batch: { __rl: true, mode: 'list', value: '' } },
+        credentials: { certificateServiceApi: credential },
+      },
+    ],
+    connections: {},
+  };
+}
+
+/** n8n's Webhook node on POST <baseUrl>/webhook/<path>, answering at once; `rawBody` keeps the bytes (binary `data`). */
+export function webhookNode(path: string, options: { rawBody?: boolean } = {}): Node {
+  return {
+    id: randomUUID(),
+    name: 'Webhook',
+    type: 'n8n-nodes-base.webhook',
+    typeVersion: 2,
+    position: [0, 0],
+    webhookId: randomUUID(),
+    parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: options.rawBody ? { rawBody: true } : {} },
+  };
+}
+
+/** Webhook (Raw Body) → Certificate Service: Delivery → Verify, the high-volume path of n8n/README.md. */
+export function verifyWorkflow(name: string, path: string, signingSecret: string, credential: Credential): WorkflowJson {
+  const webhook = webhookNode(path, { rawBody: true });
+  const verify: Node = {
+    id: randomUUID(),
+    name: 'Verify',
+    type: ACTION,
+    typeVersion: 1,
+    position: [200, 0],
+    parameters: { resource: 'delivery', operation: 'verify', signingSecret, rawBodyProperty: 'data', options: {} },
+    credentials: { certificateServiceApi: credential },
+  };
+  return { name, nodes: [webhook, verify], connections: chain(webhook, verify) };
+}
+
+/**
+ * Once `want` executions of a verify workflow have ended: those executions, and the items
+ * Verify output across them (each delivery it let through).
+ */
+export async function verifiedItems(n8n: N8nInstance, workflowId: string, want: number, timeoutMs = 60_000) {
+  let seen = 0;
+  const runs: any[] = await until(`${want} ended executions of workflow ${workflowId}`, async () => {
+    const done = (await n8n.executions(workflowId)).filter(hasEnded);
+    seen = done.length;
+    return done.length >= want && done;
+  }, timeoutMs, 100).catch((e: Error) => {
+    throw new Error(`${e.message} (saw ${seen})`);
+  });
+  const items = runs.flatMap((e) => e.data.resultData.runData.Verify?.[0]?.data?.main?.[0] ?? []).map((i: { json: Record<string, unknown> }) => i.json);
+  return { runs, items };
+}
+
+export interface IssueWorkflowOptions {
+  /** The Webhook node's path: a POST there starts a run. */
+  path: string;
+  /** The Code node's source, returning the items to issue ({ name, email }); it may read the POST body. */
+  jsCode: string;
+  batchId: string;
+  credential: Credential;
+  /** Issue's Continue On Fail (each refused item becomes an output item). */
+  continueOnFail?: boolean;
+}
+
+/** Webhook → Items (Code) → Issue: each item issued into the batch by its name and email, nothing sent. */
+export function issueWorkflow(name: string, o: IssueWorkflowOptions): WorkflowJson {
+  const webhook = webhookNode(o.path);
+  const items: Node = { id: randomUUID(), name: 'Items', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: o.jsCode } };
+  const issue: Node = {
+    id: randomUUID(),
+    name: 'Issue',
+    type: ACTION,
+    typeVersion: 1,
+    position: [400, 0],
+    ...(o.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+    parameters: { resource: 'certificate', operation: 'issue', batch: { __rl: true, mode: 'id', value: o.batchId }, name: '={{ $json.name }}', email: '={{ $json.email }}', specifyData: 'none', send: false, options: {} },
+    credentials: { certificateServiceApi: o.credential },
+  };
+  return { name, nodes: [webhook, items, issue], connections: chain(webhook, items, issue) };
+}
