@@ -10,10 +10,10 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { signPayload, type CertificateServiceClient } from '@certificate-service/sdk';
-import { deliveryHeaders } from '../../support/deliver';
+import { deliveryHeaders, hasEnded } from '../../support/deliver';
 import type { Sandbox } from '@certificate-service/sandbox';
 import { until } from '../../support/until';
-import { hasEnded, startPackageStack, type N8nInstance, type PackageStack, type RunResult } from './harness';
+import { startPackageStack, type N8nInstance, type PackageStack, type RunResult } from './harness';
 import { alive, processesWithEnv, withDescendants } from './package-setup';
 import { ACTION, chain, TRIGGER, verifiedItems, verifyWorkflow } from './workflows';
 

@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createClient, type CertificateServiceClient } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox, type SandboxOptions } from '@certificate-service/sandbox';
+import { hasEnded } from '../../support/deliver';
 import { freePort } from '../../support/net';
 import { until } from '../../support/until';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './package-setup';
@@ -289,11 +290,13 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     if (kind === 'api') headers['x-n8n-api-key'] = instance.apiKey;
     else if (cookie) headers.cookie = cookie;
     const url = `${baseUrl}/${kind === 'api' ? 'api/v1' : 'rest'}${p}`;
-    const res = await fetch(url, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(60_000),
+    const send = () => fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+    const res = await send().catch((e: Error & { cause?: { code?: string } }) => {
+      // A kept-alive connection that n8n closed while it sat idle (n8n's keep-alive timeout is 5 s;
+      // a test that blocks the event loop, as trigger-pending's SQLite calibration does, keeps
+      // undici from retiring it first) fails before n8n read the request. Only a GET is sent again.
+      if (method !== 'GET' || e.cause?.code !== 'UND_ERR_SOCKET') throw e;
+      return send();
     });
     const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
     if (setCookie) cookie = setCookie.split(';')[0]; // n8n may refresh the session cookie
@@ -508,11 +511,6 @@ export function n8nEnv(o: { port: number; userFolder: string; customExtensionsDi
     N8N_LOG_LEVEL: 'info',
     N8N_LOG_OUTPUT: 'console',
   };
-}
-
-/** Whether n8n is done with an execution (its status is no longer new, running or waiting). */
-export function hasEnded(execution: { status: string }): boolean {
-  return !['new', 'running', 'waiting'].includes(execution.status);
 }
 
 function toRunResult(execution: any): RunResult {

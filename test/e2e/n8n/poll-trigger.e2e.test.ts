@@ -11,8 +11,9 @@
 import { randomUUID } from 'node:crypto';
 import type { CertificateServiceClient } from '@certificate-service/sdk';
 import type { Sandbox } from '@certificate-service/sandbox';
+import { hasEnded } from '../../support/deliver';
 import { until } from '../../support/until';
-import { hasEnded, startPackageStack, type N8nInstance, type PackageStack } from './harness';
+import { startPackageStack, type N8nInstance, type PackageStack } from './harness';
 
 const POLL = 'CUSTOM.certificateServicePollTrigger';
 const LIST_ROUTE = 'GET /batches/:id/recipients';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { N8nInstance, WorkflowJson } from './harness';
-import { hasEnded } from './harness';
+import { hasEnded } from '../../support/deliver';
 import { until } from '../../support/until';
 
 export const ACTION = 'CUSTOM.certificateService';

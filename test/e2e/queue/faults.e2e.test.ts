@@ -12,7 +12,6 @@
  * (60 s lease, 30 s check: @n8n/config scaling-mode.config.js, SettingsConfig).
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { createClient, type CertificateServiceClient } from '@certificate-service/sdk';
 import type { WebhookEvent } from '@certificate-service/sdk/core';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
@@ -20,18 +19,15 @@ import type { N8nProcess } from '../n8n/harness';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from './harness';
 import { issueWorkflow, triggerWorkflow } from '../n8n/workflows';
-import { allExecutions, countByEvent, deliver } from './support';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { allExecutions, countByEvent, deliver, figureLog } from './support';
+import { hasEnded } from '../../support/deliver';
 import { attemptLabel, lostDeliveries, releasedIds } from '../../support/delivery-outcomes';
 import { until } from '../../support/until';
 
 jest.setTimeout(300_000);
 
-const figures: Record<string, unknown> = {};
-const record = (key: string, value: unknown) => {
-  figures[key] = value;
-  console.log(`[faults] ${key}: ${JSON.stringify(value)}`);
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const { record, save } = figureLog('faults', 'last-faults.json');
 const seconds = (fromMs: number) => Math.round((Date.now() - fromMs) / 100) / 10;
 
 
@@ -72,7 +68,7 @@ describe('R9: faults in queue mode', () => {
     await q?.stop();
     await sb?.close();
     if (extDir) fs.rmSync(extDir, { recursive: true, force: true });
-    fs.writeFileSync(path.join(__dirname, 'last-faults.json'), `${JSON.stringify({ at: new Date().toISOString(), figures }, null, 2)}\n`);
+    save();
   });
 
   /** The execution n8n started for the workflow after `afterId` (the newest one). */
@@ -84,7 +80,7 @@ describe('R9: faults in queue mode', () => {
   const finished = (id: number, timeoutMs: number) =>
     until(`execution ${id} to end`, async () => {
       const e = await q.main.api<any>('GET', `/executions/${id}?includeData=true`);
-      return ['new', 'running', 'waiting'].includes(e.status) ? undefined : e;
+      return hasEnded(e) ? e : undefined;
     }, timeoutMs, 1_000);
 
   it('R9.1 kill -9 the worker half-way through a 2,000-item Issue: the execution fails with a message; the same input again ends with exactly 2,000 certificates and 2,000 quota units', async () => {
@@ -197,7 +193,7 @@ describe('R9: faults in queue mode', () => {
         await sleep(1_000);
         continue;
       }
-      const stuck = list.filter((e) => ['new', 'running', 'waiting'].includes(e.status)).length;
+      const stuck = list.filter((e) => !hasEnded(e)).length;
       const now = `${list.length}/${stuck}`;
       if (now !== last) [last, since] = [now, Date.now()];
       if (Date.now() - since > 8_000 || Date.now() > deadline) return { list, counts: countByEvent(list.filter((e) => e.status === 'success')), stuck };

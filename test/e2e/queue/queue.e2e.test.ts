@@ -7,23 +7,18 @@
  * test/e2e/queue/last-run.json (git-ignored); the README quotes them.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { claimKey, createClient, type CertificateServiceClient } from '@certificate-service/sdk';
 import type { Recipient, WebhookEvent } from '@certificate-service/sdk/core';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from './harness';
 import { triggerWorkflow } from '../n8n/workflows';
-import { allExecutions, countByEvent, deliver, savedStaticData, settledExecutions, sql } from './support';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { allExecutions, countByEvent, deliver, figureLog, savedStaticData, settledExecutions, sql } from './support';
 
 jest.setTimeout(300_000);
 
-const figures: Record<string, unknown> = {};
-const record = (key: string, value: unknown) => {
-  figures[key] = value;
-  console.log(`[queue] ${key}: ${JSON.stringify(value)}`);
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const { record, save } = figureLog('queue', 'last-run.json');
 
 describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', () => {
   let sb: Sandbox;
@@ -75,7 +70,7 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
     await q?.stop();
     await sb?.close();
     if (extDir) fs.rmSync(extDir, { recursive: true, force: true });
-    fs.writeFileSync(path.join(__dirname, 'last-run.json'), `${JSON.stringify({ at: new Date().toISOString(), figures }, null, 2)}\n`);
+    save();
   });
 
   it('routes /webhook/ to the webhook processes and everything else (/webhook-test/, the API) to main', async () => {

@@ -2,12 +2,27 @@
  * Helpers of the queue-mode suites.
  */
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
 import type { N8nInstance } from '../n8n/harness';
 import { TRIGGER_NAME } from '../n8n/workflows';
-import { answeredBy } from '../../support/deliver';
+import { answeredBy, settledExecutions as settledOf } from '../../support/deliver';
 import { postgresBinDir } from './services';
+
+/** A suite's measured figures: each printed as it is recorded (`[tag] key: value`), all written to `file` here by save(). */
+export function figureLog(tag: string, file: string) {
+  const figures: Record<string, unknown> = {};
+  return {
+    record(key: string, value: unknown): void {
+      figures[key] = value;
+      console.log(`[${tag}] ${key}: ${JSON.stringify(value)}`);
+    },
+    save(): void {
+      fs.writeFileSync(path.join(__dirname, file), `${JSON.stringify({ at: new Date().toISOString(), figures }, null, 2)}\n`);
+    },
+  };
+}
 
 export interface Sent {
   status: number;
@@ -71,23 +86,9 @@ export async function allExecutions(n8n: N8nInstance, workflowId: string, includ
   }
 }
 
-/** Waits until no execution of the workflow is pending and the count held still for `quietMs`. */
-export async function settledExecutions(n8n: N8nInstance, workflowId: string, quietMs = 2_000, timeoutMs = 120_000): Promise<ExecutionSummary[]> {
-  const deadline = Date.now() + timeoutMs;
-  let last = -1;
-  let stableSince = Date.now();
-  for (;;) {
-    const list = await allExecutions(n8n, workflowId);
-    const pending = list.some((e) => ['new', 'running', 'waiting'].includes(e.status));
-    if (list.length !== last || pending) {
-      last = list.length;
-      stableSince = Date.now();
-    } else if (Date.now() - stableSince >= quietMs) {
-      return list;
-    }
-    if (Date.now() > deadline) throw new Error(`executions of ${workflowId} did not settle in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
+/** Every execution of the workflow once none is pending and the list held still for `quietMs`; throws at the deadline. */
+export function settledExecutions(n8n: N8nInstance, workflowId: string, quietMs = 2_000, timeoutMs = 120_000): Promise<ExecutionSummary[]> {
+  return settledOf(() => allExecutions(n8n, workflowId), quietMs, timeoutMs, true);
 }
 
 /** Executions per event id. */
