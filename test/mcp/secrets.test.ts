@@ -6,10 +6,10 @@
 import fc from 'fast-check';
 import { CertificateServiceClient, type HttpResponse } from '@certificate-service/sdk';
 import { TOOLS } from '@certificate-service/mcp';
+import { API_KEY as KEY, BASE_URL } from '../support/service';
 import { connect } from './harness';
 
 const RUNS = 300;
-const KEY = 'sk_live_mcp_fuzz_key_0123456789';
 const SECRET = 'wh_sec_mcp_fuzz_secret_abcdefghij';
 
 const planted = fc.constantFrom(KEY, ` ${KEY} `, SECRET, `Bearer ${KEY}`, `x${KEY}x`);
@@ -54,7 +54,7 @@ test(`no key or signing secret in any result, error, progress message or log lin
     const a = answers[n++ % answers.length];
     return { status: a.status, headers: { 'Content-Type': a.contentType, 'Retry-After': '0' }, body: a.body };
   };
-  const client = new CertificateServiceClient({ baseUrl: 'https://certs.example.com/api/v1', apiKey: ` ${KEY}\n`, sleep: async () => undefined, transport, retry: { maxRetries: 1, maxWaitMs: 10, baseDelayMs: 0 } });
+  const client = new CertificateServiceClient({ baseUrl: BASE_URL, apiKey: ` ${KEY}\n`, sleep: async () => undefined, transport, retry: { maxRetries: 1, maxWaitMs: 10, baseDelayMs: 0 } });
   const h = await connect({ client, observedClient: () => client, user: 'accept', secrets: [KEY], confirmAbove: 0 });
   const listed = JSON.stringify(await h.client.listTools());
   expect(leaks(listed)).toBe(false);

@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, MCP } from '../support/built';
 import { sandboxWorld } from '../support/sandbox';
+import { API_KEY } from '../support/service';
 
 jest.setTimeout(90_000);
 const ROOT = path.resolve(__dirname, '../..');
@@ -106,7 +107,7 @@ test('against a stub service written here: shapes the core reads are used, one i
   });
   await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
   const baseUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/api/v1`;
-  const s = await spawnClient([MCP], { CERTSVC_BASE_URL: baseUrl, CERTSVC_API_KEY: 'sk_live_stub_key_0123456789' });
+  const s = await spawnClient([MCP], { CERTSVC_BASE_URL: baseUrl, CERTSVC_API_KEY: API_KEY });
   try {
     expect((await s.call('list_batches')).data.batches).toEqual([batch]);
     expect((await s.call('get_batch', { batchId: 'b1' })).data).toMatchObject({ variablesSource: 'design', variables: [{ name: 'course', required: true }] });
@@ -127,7 +128,7 @@ test('against a stub service written here: shapes the core reads are used, one i
     await s.close();
     stub.close();
   }
-  expect(s.stderr()).not.toContain('sk_live_stub_key_0123456789');
+  expect(s.stderr()).not.toContain(API_KEY);
 });
 
 test('certsvc mcp starts the same server', async () => {

@@ -7,6 +7,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { DESIGN_NONE, DESIGN_REQUIRED, sentEmails, startStub, type StubService } from '../sdk/stub-service';
 import { type FakeOptions, type ParamsFor, fakeExecute, inputItems, rl } from './fake-context';
+import { API_KEY } from '../support/service';
 
 let stub: StubService;
 beforeEach(async () => {
@@ -15,7 +16,7 @@ beforeEach(async () => {
 afterEach(() => stub.close());
 
 async function run(params: ParamsFor, options: Partial<FakeOptions> = {}) {
-	const fake = fakeExecute({ params, credentials: { apiKey: 'sk_test_stub_key_0123456789', baseUrl: stub.baseUrl }, items: inputItems(3), ...options });
+	const fake = fakeExecute({ params, credentials: { apiKey: API_KEY, baseUrl: stub.baseUrl }, items: inputItems(3), ...options });
 	const [output] = await new CertificateService().execute.call(fake.context);
 	return output;
 }
@@ -41,7 +42,7 @@ it('free-form fields: the design is read, the item without the required course i
 });
 
 it('without Continue On Fail: the invalid item stops the node and nothing is sent', async () => {
-	const fake = fakeExecute({ params: freeForm('b_req'), credentials: { apiKey: 'sk_test_stub_key_0123456789', baseUrl: stub.baseUrl }, items: inputItems(3) });
+	const fake = fakeExecute({ params: freeForm('b_req'), credentials: { apiKey: API_KEY, baseUrl: stub.baseUrl }, items: inputItems(3) });
 	const error = await new CertificateService().execute.call(fake.context).catch((e: unknown) => e);
 	expect(error).toBeInstanceOf(NodeOperationError);
 	expect((error as NodeOperationError).context.itemIndex).toBe(1);
