@@ -13,9 +13,9 @@ import { signPayload, type CertificateServiceClient } from '@certificate-service
 import { deliveryHeaders, hasEnded } from '../../support/deliver';
 import type { Sandbox } from '@certificate-service/sandbox';
 import { until } from '../../support/until';
-import { startPackageStack, type N8nInstance, type PackageStack, type RunResult } from './harness';
+import { startPackageStack, type N8nInstance, type PackageStack, type RunResult, type WorkflowJson } from './harness';
 import { alive, processesWithEnv, withDescendants } from './package-setup';
-import { ACTION, chain, TRIGGER, verifiedItems, verifyWorkflow } from './workflows';
+import { ACTION, chain, manualTrigger, manualWorkflow, TRIGGER, verifiedItems, verifyWorkflow } from './workflows';
 
 const BULK_ROUTE = 'POST /batches/:id/recipients/bulk';
 const SINGLE_ISSUE_ROUTE = 'POST /batches/:id/recipients';
@@ -48,10 +48,6 @@ async function timed<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
 type Node = Record<string, unknown> & { name: string };
 
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
-
-function manualTrigger(): Node {
-  return { id: randomUUID(), name: 'Manual', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
-}
 
 /** A Code node (after the Manual Trigger) that outputs the items `jsCode` returns. */
 function codeNode(name: string, jsCode: string): Node {
@@ -88,12 +84,12 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
 
   /** Creates a Manual Trigger → ...nodes workflow and runs it like the editor does. */
   async function runChain(name: string, ...nodes: Node[]): Promise<RunResult> {
-    const all = [manualTrigger(), ...nodes];
-    return await runWorkflow(name, all, chain(...all));
+    return await runWorkflow(manualWorkflow(name, ...nodes));
   }
 
-  async function runWorkflow(name: string, nodes: Node[], connections: Record<string, unknown>): Promise<RunResult> {
-    const wf = await n8n!.createWorkflow({ name, nodes, connections });
+  async function runWorkflow(workflow: WorkflowJson): Promise<RunResult> {
+    const { name } = workflow;
+    const wf = await n8n!.createWorkflow(workflow);
     const run = await n8n!.runWorkflow(wf.id);
     if (run.status !== 'success') {
       throw new Error(`workflow "${name}" ended ${run.status}: ${run.error}\n${JSON.stringify(run.execution?.data?.resultData?.error ?? {}, null, 2).slice(0, 2000)}`);
@@ -309,8 +305,10 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
       const designs = serviceNode('All Designs', { resource: 'design', operation: 'getMany', returnAll: true }, 400);
       // Both straight after the Manual Trigger, so each runs for its one (empty) input item.
       const manual = manualTrigger();
-      const run = await runWorkflow('e2e: get many', [manual, certificates, designs], {
-        [manual.name]: { main: [[{ node: certificates.name, type: 'main', index: 0 }, { node: designs.name, type: 'main', index: 0 }]] },
+      const run = await runWorkflow({
+        name: 'e2e: get many',
+        nodes: [manual, certificates, designs],
+        connections: { [manual.name]: { main: [[{ node: certificates.name, type: 'main', index: 0 }, { node: designs.name, type: 'main', index: 0 }]] } },
       });
       const all = run.outputOf('All Certificates');
       expect(all).toHaveLength(ISSUE_COUNT);

@@ -1,5 +1,5 @@
 /**
- * The workflows the n8n suites and benchmarks build around our package: our trigger alone
+ * The workflows the n8n suites and benchmarks build: Manual Trigger → nodes, our trigger alone
  * (every delivery it accepts is one execution), n8n's Webhook (Raw Body) → Delivery: Verify,
  * and Webhook → Code → Issue.
  */
@@ -27,6 +27,17 @@ export function chain(...nodes: Node[]): Record<string, unknown> {
     connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
   }
   return connections;
+}
+
+/** n8n's Manual Trigger (what the editor's "Execute workflow" starts). */
+export function manualTrigger(): Node {
+  return { id: randomUUID(), name: 'Manual', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+}
+
+/** Manual Trigger → each of `nodes` in turn: a workflow n8n.runWorkflow runs. */
+export function manualWorkflow(name: string, ...nodes: Node[]): WorkflowJson {
+  const all = [manualTrigger(), ...nodes];
+  return { name, nodes: all, connections: chain(...all) };
 }
 
 export interface TriggerWorkflowOptions {
