@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
 import { createClient } from '@certificate-service/sdk';
-import { ensureN8nInstalled, startN8n, type N8nInstance } from '../e2e/n8n/harness';
+import { ensureN8nInstalled, newExecutions, startN8n, type N8nInstance } from '../e2e/n8n/harness';
 import { copyPackageToExtensionsDir, PACKAGE_DIR } from '../e2e/n8n/package-setup';
 import { chain, triggerWorkflow, verifyWorkflow, webhookNode } from '../e2e/n8n/workflows';
 import { createSandbox } from '@certificate-service/sandbox';
@@ -44,23 +44,6 @@ interface RoundResult {
   failedExecutions: number;
   ms: number;
   perSecond: number;
-}
-
-/** Executions of a workflow newer than `sinceId`, newest first (pages of 250, stops at sinceId). */
-async function newExecutions(n8n: N8nInstance, workflowId: string, sinceId: number): Promise<Array<{ id: number; status: string; startedAt: string; stoppedAt: string | null }>> {
-  const out: Array<{ id: number; status: string; startedAt: string; stoppedAt: string | null }> = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const q = new URLSearchParams({ workflowId, includeData: 'false', limit: '250', ...(cursor ? { cursor } : {}) });
-    const page = await n8n.api<{ data: Array<{ id: string | number; status: string; startedAt: string; stoppedAt: string | null }>; nextCursor?: string | null }>('GET', `/executions?${q}`);
-    for (const e of page.data) {
-      const id = Number(e.id);
-      if (id <= sinceId) return out;
-      out.push({ id, status: e.status, startedAt: e.startedAt, stoppedAt: e.stoppedAt });
-    }
-    if (!page.nextCursor || page.data.length === 0) return out;
-    cursor = page.nextCursor;
-  }
 }
 
 /** The peer's Code node: the signature check a user writes by hand (spec section 6), one item per delivery. */

@@ -16,6 +16,7 @@ import { createClient } from '@certificate-service/sdk';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../e2e/n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from '../e2e/queue/harness';
 import { issueWorkflow } from '../e2e/n8n/workflows';
+import { until } from '../support/until';
 import { createSandbox } from '@certificate-service/sandbox';
 import { fmt } from './common';
 import { round, type Row } from './measure';
@@ -118,15 +119,11 @@ export async function runP7(options: { quick?: boolean; log?: (line: string) => 
       ),
     );
     if (answers.some((s) => s !== 200)) throw new Error(`P7: the start webhook answered ${answers.join(', ')}`);
-    let done: any[] = [];
-    const deadline = Date.now() + (options.quick ? 120_000 : 600_000);
-    for (;;) {
-      const page = await q.main.api<{ data: any[] }>('GET', `/executions?workflowId=${wf.id}&includeData=false&limit=10`);
-      done = page.data.filter((e) => e.stoppedAt);
-      if (done.length >= executions) break;
-      if (Date.now() > deadline) throw new Error(`P7: ${done.length}/${executions} executions finished in time`);
-      await new Promise((r) => setTimeout(r, 1_000));
-    }
+    const done: any[] = await until(`P7: ${executions} finished executions`, async () => {
+      const page = await q!.main.api<{ data: any[] }>('GET', `/executions?workflowId=${wf.id}&includeData=false&limit=10`);
+      const finished = page.data.filter((e) => e.stoppedAt);
+      return finished.length >= executions && finished;
+    }, options.quick ? 120_000 : 600_000, 1_000);
     const wallMs = Date.now() - started;
 
     // Which worker ran each execution (their logs name the execution ids they ran).

@@ -417,6 +417,23 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
   }
 }
 
+/** Executions of a workflow newer than `sinceId`, newest first (pages of 250, stops at sinceId). */
+export async function newExecutions(n8n: N8nInstance, workflowId: string, sinceId: number): Promise<Array<{ id: number; status: string; startedAt: string; stoppedAt: string | null }>> {
+  const out: Array<{ id: number; status: string; startedAt: string; stoppedAt: string | null }> = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const q = new URLSearchParams({ workflowId, includeData: 'false', limit: '250', ...(cursor ? { cursor } : {}) });
+    const page = await n8n.api<{ data: Array<{ id: string | number; status: string; startedAt: string; stoppedAt: string | null }>; nextCursor?: string | null }>('GET', `/executions?${q}`);
+    for (const e of page.data) {
+      const id = Number(e.id);
+      if (id <= sinceId) return out;
+      out.push({ id, status: e.status, startedAt: e.startedAt, stoppedAt: e.stoppedAt });
+    }
+    if (!page.nextCursor || page.data.length === 0) return out;
+    cursor = page.nextCursor;
+  }
+}
+
 /** Runs one setup step; connector.e2e passes one that times it. */
 export type Step = <T>(name: string, run: () => T | Promise<T>) => Promise<T>;
 

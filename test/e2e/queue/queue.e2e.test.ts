@@ -14,6 +14,7 @@ import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../
 import { startQueueN8n, type QueueN8n } from './harness';
 import { triggerWorkflow } from '../n8n/workflows';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from '../../support/until';
 import { allExecutions, countByEvent, deliver, figureLog, savedStaticData, settledExecutions, sql } from './support';
 
 jest.setTimeout(300_000);
@@ -319,24 +320,19 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
   /** Waits until no subscription call has come for 5 s (at most 90 s). */
   async function quiet(): Promise<void> {
     const total = () => Object.values(subscriptionRoutes()).reduce((n, c) => n + c, 0);
-    const deadline = Date.now() + 90_000;
     let last = -1;
-    while (Date.now() < deadline) {
-      const now = total();
-      if (now === last) return;
+    await until('no subscription call for 5 s', () => {
+      const [before, now] = [last, total()];
       last = now;
-      await sleep(5_000);
-    }
+      return now === before;
+    }, 90_000, 5_000).catch(() => undefined); // at 90 s, go on as the suite always has
   }
 
   /** Waits until the sandbox delivered the event of `recipientId` successfully; returns the event id. */
   async function waitForEvent(recipientId: string): Promise<string> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
+    return await until(`a successful delivery for ${recipientId}`, () => {
       const event = sb.controls.events().find((e) => e.recipientId === recipientId && e.type === 'certificate.issued');
-      if (event && sb.controls.deliveries().some((d) => d.eventId === event.id && d.outcome === 'succeeded')) return event.id;
-      if (Date.now() > deadline) throw new Error(`no successful delivery for ${recipientId}`);
-      await sleep(200);
-    }
+      return event && sb.controls.deliveries().some((d) => d.eventId === event.id && d.outcome === 'succeeded') && event.id;
+    }, 30_000, 200);
   }
 });
