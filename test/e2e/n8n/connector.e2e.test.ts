@@ -15,7 +15,7 @@ import type { Sandbox } from '@certificate-service/sandbox';
 import { until } from '../../support/until';
 import { startPackageStack, type N8nInstance, type PackageStack, type RunResult, type WorkflowJson } from './harness';
 import { alive, processesWithEnv, withDescendants } from './package-setup';
-import { ACTION, chain, manualTrigger, manualWorkflow, TRIGGER, verifiedItems, verifyWorkflow } from './workflows';
+import { ACTION, actionNode, chain, manualTrigger, manualWorkflow, TRIGGER, verifiedItems, verifyWorkflow } from './workflows';
 
 const BULK_ROUTE = 'POST /batches/:id/recipients/bulk';
 const SINGLE_ISSUE_ROUTE = 'POST /batches/:id/recipients';
@@ -70,17 +70,7 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
   let productionUrl = '';
   const triggerExecutionsSeen = new Set<string>();
 
-  function serviceNode(name: string, parameters: Record<string, unknown>, x: number, y = 0): Node {
-    return {
-      id: randomUUID(),
-      name,
-      type: ACTION,
-      typeVersion: 1,
-      position: [x, y],
-      parameters,
-      credentials: { certificateServiceApi: credential },
-    };
-  }
+  const serviceNode = (name: string, parameters: Record<string, unknown>, x: number): Node => actionNode(name, parameters, credential, x);
 
   /** Creates a Manual Trigger → ...nodes workflow and runs it like the editor does. */
   async function runChain(name: string, ...nodes: Node[]): Promise<RunResult> {

@@ -29,6 +29,11 @@ export function chain(...nodes: Node[]): Record<string, unknown> {
   return connections;
 }
 
+/** A Certificate Service node (typeVersion 1) at x along the row, with the credential. */
+export function actionNode(name: string, parameters: Record<string, unknown>, credential: Credential, x: number): Node {
+  return { id: randomUUID(), name, type: ACTION, typeVersion: 1, position: [x, 0], parameters, credentials: { certificateServiceApi: credential } };
+}
+
 /** n8n's Manual Trigger (what the editor's "Execute workflow" starts). */
 export function manualTrigger(): Node {
   return { id: randomUUID(), name: 'Manual', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
@@ -84,15 +89,7 @@ export function webhookNode(path: string, options: { rawBody?: boolean } = {}): 
 /** Webhook (Raw Body) → Certificate Service: Delivery → Verify, the high-volume path of n8n/README.md. */
 export function verifyWorkflow(name: string, path: string, signingSecret: string, credential: Credential): WorkflowJson {
   const webhook = webhookNode(path, { rawBody: true });
-  const verify: Node = {
-    id: randomUUID(),
-    name: 'Verify',
-    type: ACTION,
-    typeVersion: 1,
-    position: [200, 0],
-    parameters: { resource: 'delivery', operation: 'verify', signingSecret, rawBodyProperty: 'data', options: {} },
-    credentials: { certificateServiceApi: credential },
-  };
+  const verify = actionNode('Verify', { resource: 'delivery', operation: 'verify', signingSecret, rawBodyProperty: 'data', options: {} }, credential, 200);
   return { name, nodes: [webhook, verify], connections: chain(webhook, verify) };
 }
 
@@ -129,14 +126,8 @@ export function issueWorkflow(name: string, o: IssueWorkflowOptions): WorkflowJs
   const webhook = webhookNode(o.path);
   const items: Node = { id: randomUUID(), name: 'Items', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: o.jsCode } };
   const issue: Node = {
-    id: randomUUID(),
-    name: 'Issue',
-    type: ACTION,
-    typeVersion: 1,
-    position: [400, 0],
+    ...actionNode('Issue', { resource: 'certificate', operation: 'issue', batch: { __rl: true, mode: 'id', value: o.batchId }, name: '={{ $json.name }}', email: '={{ $json.email }}', specifyData: 'none', send: false, options: {} }, o.credential, 400),
     ...(o.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
-    parameters: { resource: 'certificate', operation: 'issue', batch: { __rl: true, mode: 'id', value: o.batchId }, name: '={{ $json.name }}', email: '={{ $json.email }}', specifyData: 'none', send: false, options: {} },
-    credentials: { certificateServiceApi: o.credential },
   };
   return { name, nodes: [webhook, items, issue], connections: chain(webhook, items, issue) };
 }

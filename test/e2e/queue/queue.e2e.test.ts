@@ -236,10 +236,7 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
       expect(sb.controls.subscriptions(workspaceId).map((s) => s.id)).toEqual([sub.id]);
     }
     record('mainRestarts', { restarts: 3, subscriptionCallsPerRestart: perRestart, subscriptions: sb.controls.subscriptions(workspaceId).length });
-    const [recipient] = await issue(1, 'after-main-restart');
-    const event = await waitForEvent(recipient.id);
-    const counts = countByEvent(await settledExecutions(q.main, workflowId));
-    expect(counts.get(event)).toBe(1);
+    await expectOneIssueRunsOnce('after-main-restart');
   });
 
   it('checkExists adopts the service\'s subscription for its URL when the stored id is gone (no orphan, deliveries verify)', async () => {
@@ -254,10 +251,7 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
     record('adoption', { subscriptionsAfterRepublish: subs.length, sameId: subs[0]?.id === sub.id, calls: subscriptionRoutes() });
     expect(subs.map((s) => s.id)).toEqual([sub.id]);
     // The rotated secret is the one n8n stored: a real delivery is accepted and runs once.
-    const [recipient] = await issue(1, 'adopted');
-    const event = await waitForEvent(recipient.id);
-    const counts = countByEvent(await settledExecutions(q.main, workflowId));
-    expect(counts.get(event)).toBe(1);
+    await expectOneIssueRunsOnce('adopted');
   });
 
   it('delete treats 404 as done: unpublishing after the subscription vanished succeeds and leaves 0', async () => {
@@ -326,6 +320,14 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
       last = now;
       return now === before;
     }, 90_000, 5_000).catch(() => undefined); // at 90 s, go on as the suite always has
+  }
+
+  /** Issues one certificate: its delivery runs exactly one execution. */
+  async function expectOneIssueRunsOnce(tag: string): Promise<void> {
+    const [recipient] = await issue(1, tag);
+    const event = await waitForEvent(recipient.id);
+    const counts = countByEvent(await settledExecutions(q.main, workflowId));
+    expect(counts.get(event)).toBe(1);
   }
 
   /** Waits until the sandbox delivered the event of `recipientId` successfully; returns the event id. */
