@@ -417,21 +417,35 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
   }
 }
 
-/** Executions of a workflow newer than `sinceId`, newest first (pages of 250, stops at sinceId). */
-export async function newExecutions(n8n: N8nInstance, workflowId: string, sinceId: number): Promise<Array<{ id: number; status: string; startedAt: string; stoppedAt: string | null }>> {
-  const out: Array<{ id: number; status: string; startedAt: string; stoppedAt: string | null }> = [];
+export interface ExecutionPagesOptions {
+  /** Stop at the first execution with this id or a lower one (0: every execution). */
+  sinceId?: number;
+  includeData?: boolean;
+  /** Wraps each page's GET (P9 retries it while n8n is flooded). */
+  read?: <T>(get: () => Promise<T>) => Promise<T>;
+}
+
+/** A workflow's executions from the public API, newest first, page after page (250 a page). */
+export async function executionPages(n8n: N8nInstance, workflowId: string, opts: ExecutionPagesOptions = {}): Promise<any[]> {
+  const { sinceId = 0, includeData = false, read = (get) => get() } = opts;
+  const out: any[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const q = new URLSearchParams({ workflowId, includeData: 'false', limit: '250', ...(cursor ? { cursor } : {}) });
-    const page = await n8n.api<{ data: Array<{ id: string | number; status: string; startedAt: string; stoppedAt: string | null }>; nextCursor?: string | null }>('GET', `/executions?${q}`);
+    const q = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250', ...(cursor ? { cursor } : {}) });
+    const page = await read(() => n8n.api<{ data: any[]; nextCursor?: string | null }>('GET', `/executions?${q}`));
     for (const e of page.data) {
-      const id = Number(e.id);
-      if (id <= sinceId) return out;
-      out.push({ id, status: e.status, startedAt: e.startedAt, stoppedAt: e.stoppedAt });
+      if (Number(e.id) <= sinceId) return out;
+      out.push(e);
     }
     if (!page.nextCursor || page.data.length === 0) return out;
     cursor = page.nextCursor;
   }
+}
+
+/** Executions of a workflow newer than `sinceId`, newest first, without their data. */
+export async function newExecutions(n8n: N8nInstance, workflowId: string, sinceId: number): Promise<Array<{ id: number; status: string; startedAt: string; stoppedAt: string | null }>> {
+  const all = await executionPages(n8n, workflowId, { sinceId });
+  return all.map((e) => ({ id: Number(e.id), status: e.status, startedAt: e.startedAt, stoppedAt: e.stoppedAt }));
 }
 
 /** Runs one setup step; connector.e2e passes one that times it. */

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
-import type { N8nInstance } from '../n8n/harness';
+import { executionPages, type N8nInstance } from '../n8n/harness';
 import { TRIGGER_NAME } from '../n8n/workflows';
 import { answeredBy, settledExecutions as settledOf } from '../../support/deliver';
 import { postgresBinDir } from './services';
@@ -66,24 +66,18 @@ export interface ExecutionSummary {
 /** Every execution of a workflow (all pages), with the event id each one ran for. */
 export async function allExecutions(n8n: N8nInstance, workflowId: string, includeData = true): Promise<ExecutionSummary[]> {
   const out: ExecutionSummary[] = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const q = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250', ...(cursor ? { cursor } : {}) });
-    const page = await n8n.api<{ data: any[]; nextCursor?: string | null }>('GET', `/executions?${q}`);
-    for (const e of page.data) {
-      const item = e.data?.resultData?.runData?.[TRIGGER_NAME]?.[0]?.data?.main?.[0]?.[0]?.json;
-      const stored = item ?? e.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0]?.json;
-      out.push({
-        id: Number(e.id),
-        status: e.status,
-        eventId: typeof item?.id === 'string' ? item.id : undefined,
-        storedEventId: typeof stored?.id === 'string' ? stored.id : undefined,
-        ...(typeof e.data?.resultData?.error?.message === 'string' ? { error: e.data.resultData.error.message.slice(0, 160) } : {}),
-      });
-    }
-    if (!page.nextCursor || page.data.length === 0) return out;
-    cursor = page.nextCursor;
+  for (const e of await executionPages(n8n, workflowId, { includeData })) {
+    const item = e.data?.resultData?.runData?.[TRIGGER_NAME]?.[0]?.data?.main?.[0]?.[0]?.json;
+    const stored = item ?? e.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0]?.json;
+    out.push({
+      id: Number(e.id),
+      status: e.status,
+      eventId: typeof item?.id === 'string' ? item.id : undefined,
+      storedEventId: typeof stored?.id === 'string' ? stored.id : undefined,
+      ...(typeof e.data?.resultData?.error?.message === 'string' ? { error: e.data.resultData.error.message.slice(0, 160) } : {}),
+    });
   }
+  return out;
 }
 
 /** Every execution of the workflow once none is pending and the list held still for `quietMs`; throws at the deadline. */
