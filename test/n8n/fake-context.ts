@@ -60,6 +60,16 @@ export const TEST_CREDENTIALS: Credentials = {
 /** A resource locator value as the editor stores it. */
 export const rl = (value: string, mode: 'list' | 'id' = 'id') => ({ __rl: true, mode, value });
 
+/** Certificate → Issue of one recipient into the batch, with `more` parameters. */
+export const issueParams = (batchId: string, name: string, email: string, more: Params = {}): Params => ({
+	resource: 'certificate',
+	operation: 'issue',
+	batch: rl(batchId),
+	name,
+	email,
+	...more,
+});
+
 function lookup(params: Params, path: string): unknown {
 	let value: unknown = params;
 	for (const key of path.split('.')) {

@@ -6,7 +6,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { DESIGN_NONE, DESIGN_REQUIRED, sentEmails, startStub, type StubService } from '../sdk/stub-service';
-import { type FakeOptions, type ParamsFor, fakeExecute, inputItems, rl } from './fake-context';
+import { type FakeOptions, type ParamsFor, fakeExecute, inputItems, issueParams, rl } from './fake-context';
 import { API_KEY } from '../support/service';
 
 let stub: StubService;
@@ -23,15 +23,8 @@ async function run(params: ParamsFor, options: Partial<FakeOptions> = {}) {
 
 const courses = ['Welding', '', 'Rigging'];
 /** "Using Fields Below" (free-form): nothing tells the node what the design requires. */
-const freeForm = (batchId: string) => (i: number) => ({
-	resource: 'certificate',
-	operation: 'issue',
-	batch: rl(batchId),
-	name: `P${i}`,
-	email: `p${i}@example.com`,
-	specifyData: 'fields',
-	dataFields: { field: courses[i] ? [{ name: 'course', value: courses[i] }] : [] },
-});
+const freeForm = (batchId: string) => (i: number) =>
+	issueParams(batchId, `P${i}`, `p${i}@example.com`, { specifyData: 'fields', dataFields: { field: courses[i] ? [{ name: 'course', value: courses[i] }] : [] } });
 
 it('free-form fields: the design is read, the item without the required course is an error item and never sent, the others are issued', async () => {
 	const output = await run(freeForm('b_req'), { continueOnFail: true });

@@ -10,7 +10,7 @@ import { searchBatches, searchDesigns, searchRecipients } from '../../n8n/nodes/
 import { shareTokenFrom } from '@certificate-service/sdk/core';
 import { SIMPLE_FIELDS } from '../../n8n/nodes/CertificateService/actions/certificate/recipient';
 import { API, BASE, apiError, batch, nockDesignReads, recipient } from './fixtures';
-import { type FakeOptions, type Params, fakeExecute, fakeLoadOptions, inputItems, rl, TEST_CREDENTIALS } from './fake-context';
+import { type FakeOptions, type Params, fakeExecute, issueParams, fakeLoadOptions, inputItems, rl, TEST_CREDENTIALS } from './fake-context';
 import { setupNock } from '../support/nock';
 
 jest.mock('n8n-workflow', () => ({
@@ -40,7 +40,7 @@ async function runError(options: FakeOptions) {
 const api = () => nock(BASE).matchHeader('authorization', `Bearer ${TEST_CREDENTIALS.apiKey}`);
 
 /** Certificate → Issue of Ada into batch_1, skip-existing off, with `more` parameters. */
-const issueAda = (more: Params = {}): Params => ({ resource: 'certificate', operation: 'issue', batch: rl('batch_1'), name: 'Ada', email: 'ada@example.com', skipExisting: false, ...more });
+const issueAda = (more: Params = {}): Params => issueParams('batch_1', 'Ada', 'ada@example.com', { skipExisting: false, ...more });
 
 setupNock();
 afterEach(() => sleepMock.mockClear());

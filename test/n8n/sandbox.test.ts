@@ -20,6 +20,7 @@ import {
 	fakeLoadOptions,
 	fakeWebhook,
 	inputItems,
+	issueParams,
 	rl,
 } from './fake-context';
 
@@ -65,12 +66,8 @@ async function runError(params: ParamsFor, options: Partial<FakeOptions> = {}) {
 const json = (items: INodeExecutionData[]) => items.map((i) => i.json);
 
 /** Certificate → Issue into the batch: item i is `P <i>` at p<i>@example.com, or each item is `person`. */
-const issueInto = (batchId: string, person?: { name: string; email: string }): ParamsFor => (i) => ({
-	resource: 'certificate',
-	operation: 'issue',
-	batch: rl(batchId),
-	...(person ?? { name: `P ${i}`, email: `p${i}@example.com` }),
-});
+const issueInto = (batchId: string, person?: { name: string; email: string }): ParamsFor => (i) =>
+	person ? issueParams(batchId, person.name, person.email) : issueParams(batchId, `P ${i}`, `p${i}@example.com`);
 
 async function newBatch(title = 'Sandbox course'): Promise<string> {
 	const { output } = await run({ resource: 'batch', operation: 'create', title, design: rl('design_classic') });
@@ -99,18 +96,9 @@ it('runs every operation end to end', async () => {
 	expect(got[0].json.id).toBe(batchId);
 
 	// issue 250 certificates: 3 bulk calls, one output item each, paired with its input
-	const issued = await run(
-		(i) => ({
-			resource: 'certificate',
-			operation: 'issue',
-			batch: rl(batchId),
-			name: `Learner ${i}`,
-			email: `learner${i}@example.com`,
-			specifyData: 'json',
-			dataJson: { score: i, passed: true },
-		}),
-		{ items: inputItems(250) },
-	);
+	const issued = await run((i) => issueParams(batchId, `Learner ${i}`, `learner${i}@example.com`, { specifyData: 'json', dataJson: { score: i, passed: true } }), {
+		items: inputItems(250),
+	});
 	// The design check (the batch, its design) and "Skip Emails Already Issued in This Batch" are on
 	// by default: those reads, and one of the (empty) batch's certificates, first.
 	expect(issued.requests.map((r) => r.url.replace(sb.baseUrl, ''))).toEqual([
