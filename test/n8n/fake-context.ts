@@ -58,7 +58,7 @@ export const TEST_CREDENTIALS: Credentials = {
 };
 
 /** A resource locator value as the editor stores it. */
-export const rl = (value: string, mode: 'list' | 'id' = 'id') => ({ __rl: true, mode, value });
+export const rl = (value: string, mode: 'list' | 'id' | 'url' = 'id') => ({ __rl: true, mode, value });
 
 /** Certificate → Issue of one recipient into the batch, with `more` parameters. */
 export const issueParams = (batchId: string, name: string, email: string, more: Params = {}): Params => ({

@@ -218,7 +218,7 @@ describe('certificate', () => {
 				resource: 'certificate',
 				operation: 'send',
 				batch: rl('batch_1'),
-				recipientId: { __rl: true, mode: 'url', value: `${BASE}/v/tok7` },
+				recipientId: rl(`${BASE}/v/tok7`, 'url'),
 			},
 		});
 		expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
@@ -235,7 +235,7 @@ describe('certificate', () => {
 				resource: 'certificate',
 				operation: 'delete',
 				batch: rl('batch_1'),
-				recipientId: { __rl: true, mode: 'url', value: `${BASE}/v/tok7` },
+				recipientId: rl(`${BASE}/v/tok7`, 'url'),
 			},
 		});
 		expect(error).toBeInstanceOf(NodeOperationError);

@@ -152,7 +152,7 @@ it('runs every operation end to end', async () => {
 	// the certificate URL works as well, both here and in the Certificate locator
 	const { output: byUrl } = await run({ resource: 'certificate', operation: 'getByShareToken', certificateLink: first.certUrl });
 	expect(byUrl[0].json.id).toBe(recipientId);
-	const { output: viaUrl } = await run({ resource: 'certificate', operation: 'get', batch: rl(batchId), recipientId: { __rl: true, mode: 'url', value: first.certUrl } });
+	const { output: viaUrl } = await run({ resource: 'certificate', operation: 'get', batch: rl(batchId), recipientId: rl(first.certUrl as string, 'url') });
 	expect(viaUrl[0].json.id).toBe(recipientId);
 	const { output: byEmail } = await run({ resource: 'certificate', operation: 'findByEmail', batch: rl(batchId), email: String(first.email).toUpperCase() });
 	expect(byEmail.map((o) => o.json.id)).toEqual([recipientId]);
