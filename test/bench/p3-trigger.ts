@@ -16,13 +16,14 @@
 // in a folder outside the repo, named by N8N_CUSTOM_EXTENSIONS, so `require('n8n-workflow')`
 // resolves to n8n's own copy (n8n puts its module paths on NODE_PATH).
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
 import { createClient } from '@certificate-service/sdk';
-import { ensureN8nInstalled, startN8n, type N8nInstance } from '../e2e/n8n/harness';
+import { ensureN8nInstalled, newExecutions, startN8n, type N8nInstance } from '../e2e/n8n/harness';
+import { copyPackageToExtensionsDir, PACKAGE_DIR } from '../e2e/n8n/package-setup';
+import { chain, triggerWorkflow, verifyWorkflow, webhookNode } from '../e2e/n8n/workflows';
 import { createSandbox } from '@certificate-service/sandbox';
-import { N8N_DIST, pool } from './common';
+import { until } from '../support/until';
+import { pool } from './common';
 import { median, round, type Row } from './measure';
 
 const EVENTS = ['certificate.issued', 'certificate.sent', 'certificate.failed', 'certificate.viewed'];
@@ -43,32 +44,6 @@ interface RoundResult {
   failedExecutions: number;
   ms: number;
   perSecond: number;
-}
-
-/** Copies the built package outside the repo, the way it is installed. */
-function installPackage(into: string): void {
-  if (!fs.existsSync(path.join(N8N_DIST, 'nodes'))) throw new Error(`${N8N_DIST} is missing: run \`npm run build -w n8n\``);
-  const pkg = path.join(into, 'n8n-nodes-certificate-service');
-  fs.mkdirSync(pkg, { recursive: true });
-  fs.copyFileSync(path.resolve(N8N_DIST, '../package.json'), path.join(pkg, 'package.json'));
-  fs.cpSync(N8N_DIST, path.join(pkg, 'dist'), { recursive: true });
-}
-
-/** Executions of a workflow newer than `sinceId`, newest first (pages of 250, stops at sinceId). */
-async function newExecutions(n8n: N8nInstance, workflowId: string, sinceId: number): Promise<Array<{ id: number; status: string; startedAt: string; stoppedAt: string | null }>> {
-  const out: Array<{ id: number; status: string; startedAt: string; stoppedAt: string | null }> = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const q = new URLSearchParams({ workflowId, includeData: 'false', limit: '250', ...(cursor ? { cursor } : {}) });
-    const page = await n8n.api<{ data: Array<{ id: string | number; status: string; startedAt: string; stoppedAt: string | null }>; nextCursor?: string | null }>('GET', `/executions?${q}`);
-    for (const e of page.data) {
-      const id = Number(e.id);
-      if (id <= sinceId) return out;
-      out.push({ id, status: e.status, startedAt: e.startedAt, stoppedAt: e.stoppedAt });
-    }
-    if (!page.nextCursor || page.data.length === 0) return out;
-    cursor = page.nextCursor;
-  }
 }
 
 /** The peer's Code node: the signature check a user writes by hand (spec section 6), one item per delivery. */
@@ -98,85 +73,38 @@ interface Measured {
 /** Starts an n8n (with `env`), publishes both workflows and runs the interleaved rounds. */
 async function measure(perRound: number, rounds: number, concurrency: number, env: Record<string, string>, log: (line: string) => void): Promise<Measured> {
   ensureN8nInstalled({ quiet: true });
-  const ext = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-p3-ext-'));
-  installPackage(ext);
+  const ext = copyPackageToExtensionsDir(PACKAGE_DIR);
   const sb = await createSandbox({ rateLimit: false, timeScale: 0.0001 });
   let n8n: N8nInstance | undefined;
   try {
     const ws = sb.controls.createWorkspace({ quota: 100 });
     log('starting n8n …');
     n8n = await startN8n({ customExtensionsDir: ext, env });
-    const cred = await n8n.createCredential('certificateServiceApi', 'Certificate Service (sandbox)', { apiKey: ws.apiKey, baseUrl: sb.url });
+    const credential = { id: (await n8n.createCredential('certificateServiceApi', 'Certificate Service (sandbox)', { apiKey: ws.apiKey, baseUrl: sb.url })).id, name: 'Certificate Service (sandbox)' };
 
-    const ours = await n8n.createWorkflow({
-      name: 'P3 ours',
-      nodes: [
-        {
-          id: 'trigger',
-          name: 'Certificate Service Trigger',
-          type: 'CUSTOM.certificateServiceTrigger',
-          typeVersion: 2, // what new nodes get
-          position: [0, 0],
-          webhookId: 'p3-ours',
-          parameters: { events: EVENTS, batch: { __rl: true, mode: 'list', value: '' } },
-          credentials: { certificateServiceApi: { id: cred.id, name: 'Certificate Service (sandbox)' } },
-        },
-      ],
-      connections: {},
-    });
-    const plain = await n8n.createWorkflow({
-      name: 'P3 plain Webhook',
-      nodes: [
-        {
-          id: 'webhook',
-          name: 'Webhook',
-          type: 'n8n-nodes-base.webhook',
-          typeVersion: 2,
-          position: [0, 0],
-          webhookId: 'p3-plain',
-          parameters: { httpMethod: 'POST', path: 'p3-plain', responseMode: 'onReceived', options: {} },
-        },
-      ],
-      connections: {},
-    });
+    // typeVersion 2: what new nodes get.
+    const ours = await n8n.createWorkflow(triggerWorkflow('P3 ours', 'p3-ours', credential, { events: EVENTS, typeVersion: 2 }));
+    const plain = await n8n.createWorkflow({ name: 'P3 plain Webhook', nodes: [webhookNode('p3-plain')], connections: {} });
     await n8n.publish(ours.id); // our trigger subscribes its production URL on the sandbox
     await n8n.publish(plain.id);
     const [subscription] = sb.controls.subscriptions(ws.workspaceId);
     if (!subscription) throw new Error('P3: publishing our trigger made no subscription on the sandbox');
-    const peer = await n8n.createWorkflow({
-      name: 'P3 peer: Webhook + Code (HMAC) + Remove Duplicates',
-      nodes: [
-        { id: 'peer-hook', name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: 'p3-peer', parameters: { httpMethod: 'POST', path: 'p3-peer', responseMode: 'onReceived', options: {} } },
-        { id: 'peer-code', name: 'Verify signature', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: peerCode(subscription.secret) } },
-        {
-          id: 'peer-dedupe',
-          name: 'Remove Duplicates',
-          type: 'n8n-nodes-base.removeDuplicates',
-          typeVersion: 2,
-          position: [400, 0],
-          parameters: { operation: 'removeItemsSeenInPreviousExecutions', logic: 'removeItemsWithAlreadySeenKeyValues', dedupeValue: '={{ $json.deliveryId }}', options: {} },
-        },
-      ],
-      connections: { Webhook: { main: [[{ node: 'Verify signature', type: 'main', index: 0 }]] }, 'Verify signature': { main: [[{ node: 'Remove Duplicates', type: 'main', index: 0 }]] } },
-    });
+    const peerNodes = [
+      webhookNode('p3-peer'),
+      { id: 'peer-code', name: 'Verify signature', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: peerCode(subscription.secret) } },
+      {
+        id: 'peer-dedupe',
+        name: 'Remove Duplicates',
+        type: 'n8n-nodes-base.removeDuplicates',
+        typeVersion: 2,
+        position: [400, 0],
+        parameters: { operation: 'removeItemsSeenInPreviousExecutions', logic: 'removeItemsWithAlreadySeenKeyValues', dedupeValue: '={{ $json.deliveryId }}', options: {} },
+      },
+    ];
+    const peer = await n8n.createWorkflow({ name: 'P3 peer: Webhook + Code (HMAC) + Remove Duplicates', nodes: peerNodes, connections: chain(...peerNodes) });
     await n8n.publish(peer.id);
     // Our high-volume path (n8n/README.md): Webhook with Raw Body → Certificate Service: Delivery → Verify.
-    const verify = await n8n.createWorkflow({
-      name: 'P3 verify: Webhook (Raw Body) + Delivery → Verify',
-      nodes: [
-        { id: 'verify-hook', name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: 'p3-verify', parameters: { httpMethod: 'POST', path: 'p3-verify', responseMode: 'onReceived', options: { rawBody: true } } },
-        {
-          id: 'verify-node',
-          name: 'Verify',
-          type: 'CUSTOM.certificateService',
-          typeVersion: 1,
-          position: [200, 0],
-          parameters: { resource: 'delivery', operation: 'verify', signingSecret: subscription.secret, rawBodyProperty: 'data', options: {} },
-          credentials: { certificateServiceApi: { id: cred.id, name: 'Certificate Service (sandbox)' } },
-        },
-      ],
-      connections: { Webhook: { main: [[{ node: 'Verify', type: 'main', index: 0 }]] } },
-    });
+    const verify = await n8n.createWorkflow(verifyWorkflow('P3 verify: Webhook (Raw Body) + Delivery → Verify', 'p3-verify', subscription.secret, credential));
     await n8n.publish(verify.id);
     const sides: Side[] = [
       { name: 'ours', workflowId: ours.id, url: subscription.url, seen: 0 },
@@ -218,17 +146,12 @@ async function measure(perRound: number, rounds: number, concurrency: number, en
     };
 
     const waitForExecutions = async (side: Side, count: number) => {
-      const deadline = Date.now() + 300_000;
-      for (;;) {
-        const fresh = await newExecutions(n8n!, side.workflowId, side.seen);
-        const done = fresh.filter((e) => e.stoppedAt);
-        if (fresh.length >= count && done.length === fresh.length) {
-          side.seen = Math.max(side.seen, ...fresh.map((e) => e.id));
-          return fresh;
-        }
-        if (Date.now() > deadline) throw new Error(`P3: ${side.name}: ${done.length}/${count} executions finished after 300 s`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      const fresh = await until(`P3: ${side.name}: ${count} finished executions`, async () => {
+        const all = await newExecutions(n8n!, side.workflowId, side.seen);
+        return all.length >= count && all.every((e) => e.stoppedAt) && all;
+      }, 300_000, 200);
+      side.seen = Math.max(side.seen, ...fresh.map((e) => e.id));
+      return fresh;
     };
 
     const round_ = async (side: Side, count: number): Promise<RoundResult> => {

@@ -15,6 +15,8 @@ import fs from 'node:fs';
 import { createClient } from '@certificate-service/sdk';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../e2e/n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from '../e2e/queue/harness';
+import { issueWorkflow } from '../e2e/n8n/workflows';
+import { until } from '../support/until';
 import { createSandbox } from '@certificate-service/sandbox';
 import { fmt } from './common';
 import { round, type Row } from './measure';
@@ -98,33 +100,13 @@ export async function runP7(options: { quick?: boolean; log?: (line: string) => 
     // of 3 executions failed "too many times" with the default), so the lease is 5 min here.
     q = await startQueueN8n({ customExtensionsDir: ext, workers: 2, webhooks: 2, concurrency: 2, env: { QUEUE_WORKER_LOCK_DURATION: '300000' } });
     const cred = await q.main.createCredential('certificateServiceApi', 'P7 key', { apiKey: key, baseUrl: proxy.url });
-    const wf = await q.main.createWorkflow({
-      name: 'P7 issue',
-      nodes: [
-        { id: 'hook', name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: 'p7-start', parameters: { httpMethod: 'POST', path: 'p7-start', responseMode: 'onReceived', options: {} } },
-        {
-          id: 'items',
-          name: 'Items',
-          type: 'n8n-nodes-base.code',
-          typeVersion: 2,
-          position: [200, 0],
-          parameters: {
-            jsCode: `const run = $input.first().json.body.run;\nreturn Array.from({ length: ${perExecution} }, (_, i) => ({ json: { name: 'Learner ' + run + '-' + i, email: 'p7.r' + run + '.l' + i + '@example.com' } }));`,
-          },
-        },
-        {
-          id: 'issue',
-          name: 'Issue',
-          type: 'CUSTOM.certificateService',
-          typeVersion: 1,
-          position: [400, 0],
-          onError: 'continueRegularOutput',
-          parameters: { resource: 'certificate', operation: 'issue', batch: { __rl: true, mode: 'id', value: batchId }, name: '={{ $json.name }}', email: '={{ $json.email }}', specifyData: 'none', send: false, options: {} },
-          credentials: { certificateServiceApi: { id: cred.id, name: 'P7 key' } },
-        },
-      ],
-      connections: { Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] }, Items: { main: [[{ node: 'Issue', type: 'main', index: 0 }]] } },
-    });
+    const wf = await q.main.createWorkflow(issueWorkflow('P7 issue', {
+      path: 'p7-start',
+      jsCode: `const run = $input.first().json.body.run;\nreturn Array.from({ length: ${perExecution} }, (_, i) => ({ json: { name: 'Learner ' + run + '-' + i, email: 'p7.r' + run + '.l' + i + '@example.com' } }));`,
+      batchId,
+      credential: { id: cred.id, name: 'P7 key' },
+      continueOnFail: true,
+    }));
     await q.main.publish(wf.id);
     proxy.calls.length = 0;
     sb.controls.resetCounters();
@@ -137,15 +119,11 @@ export async function runP7(options: { quick?: boolean; log?: (line: string) => 
       ),
     );
     if (answers.some((s) => s !== 200)) throw new Error(`P7: the start webhook answered ${answers.join(', ')}`);
-    let done: any[] = [];
-    const deadline = Date.now() + (options.quick ? 120_000 : 600_000);
-    for (;;) {
-      const page = await q.main.api<{ data: any[] }>('GET', `/executions?workflowId=${wf.id}&includeData=false&limit=10`);
-      done = page.data.filter((e) => e.stoppedAt);
-      if (done.length >= executions) break;
-      if (Date.now() > deadline) throw new Error(`P7: ${done.length}/${executions} executions finished in time`);
-      await new Promise((r) => setTimeout(r, 1_000));
-    }
+    const done: any[] = await until(`P7: ${executions} finished executions`, async () => {
+      const page = await q!.main.api<{ data: any[] }>('GET', `/executions?workflowId=${wf.id}&includeData=false&limit=10`);
+      const finished = page.data.filter((e) => e.stoppedAt);
+      return finished.length >= executions && finished;
+    }, options.quick ? 120_000 : 600_000, 1_000);
     const wallMs = Date.now() - started;
 
     // Which worker ran each execution (their logs name the execution ids they ran).

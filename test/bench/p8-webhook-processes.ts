@@ -13,7 +13,9 @@ import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
 import { createClient } from '@certificate-service/sdk';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../e2e/n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from '../e2e/queue/harness';
-import { triggerWorkflow } from '../e2e/n8n/trigger-workflow';
+import { triggerWorkflow } from '../e2e/n8n/workflows';
+import { newExecutions } from '../e2e/n8n/harness';
+import { until } from '../support/until';
 import { createSandbox } from '@certificate-service/sandbox';
 import { pool } from './common';
 import { median, round, type Row } from './measure';
@@ -52,20 +54,6 @@ export async function runP8(options: { quick?: boolean; log?: (line: string) => 
     const recipient = await core.issueCertificate(batch.id, { name: 'Ada Lovelace', email: 'ada@example.com', data: { course: 'Scale-out' } });
     let seq = 0;
     let seen = 0;
-    const executionsSince = async () => {
-      const out: Array<{ id: number; stoppedAt: string | null }> = [];
-      let cursor: string | undefined;
-      for (;;) {
-        const query = new URLSearchParams({ workflowId: wf.id, includeData: 'false', limit: '250', ...(cursor ? { cursor } : {}) });
-        const page = await q!.main.api<{ data: Array<{ id: string; stoppedAt: string | null }>; nextCursor?: string | null }>('GET', `/executions?${query}`);
-        for (const e of page.data) {
-          if (Number(e.id) <= seen) return out;
-          out.push({ id: Number(e.id), stoppedAt: e.stoppedAt });
-        }
-        if (!page.nextCursor || page.data.length === 0) return out;
-        cursor = page.nextCursor;
-      }
-    };
 
     const round_ = async (side: RoundResult['side'], count: number): Promise<RoundResult> => {
       const bodies = Array.from({ length: count }, () => {
@@ -83,14 +71,10 @@ export async function runP8(options: { quick?: boolean; log?: (line: string) => 
         if (res.status !== 200) rejected++;
       });
       const answered = Date.now();
-      const deadline = Date.now() + 300_000;
-      let fresh: Array<{ id: number; stoppedAt: string | null }> = [];
-      for (;;) {
-        fresh = await executionsSince();
-        if (fresh.length >= count - rejected && fresh.every((e) => e.stoppedAt)) break;
-        if (Date.now() > deadline) throw new Error(`P8 ${side}: ${fresh.length}/${count} executions after 300 s`);
-        await new Promise((r) => setTimeout(r, 250));
-      }
+      const fresh = await until(`P8 ${side}: ${count - rejected} finished executions`, async () => {
+        const all = await newExecutions(q!.main, wf.id, seen);
+        return all.length >= count - rejected && all.every((e) => e.stoppedAt) && all;
+      }, 300_000, 250);
       seen = Math.max(seen, ...fresh.map((e) => e.id));
       const end = Math.max(...fresh.map((e) => Date.parse(String(e.stoppedAt))));
       return {

@@ -4,7 +4,7 @@
 // have settled: executions per delivery, deliveries lost, sender attempts per delivery,
 // time until every delivery had run once.
 import { createClient } from '@certificate-service/sdk';
-import type { N8nInstance } from '../e2e/n8n/harness';
+import { executionPages, type N8nInstance } from '../e2e/n8n/harness';
 import type { Sandbox } from '@certificate-service/sandbox';
 import { round } from './measure';
 import { attemptLabel, lostDeliveries, releasedIds, type LostDeliveries } from '../support/delivery-outcomes';
@@ -117,31 +117,24 @@ interface Execution {
 /** Every execution of the workflow newer than `sinceId`, with the event ids its output node emitted. */
 export async function executionsSince(main: N8nInstance, p: FloodPath, sinceId: number, includeData: boolean): Promise<Execution[]> {
   const out: Execution[] = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const q = new URLSearchParams({ workflowId: p.workflowId, includeData: String(includeData), limit: '250', ...(cursor ? { cursor } : {}) });
-    const page = await retried(() => main.api<{ data: any[]; nextCursor?: string | null }>('GET', `/executions?${q}`));
-    for (const e of page.data) {
-      if (Number(e.id) <= sinceId) return out;
-      const items: Array<{ json: { id?: unknown } }> = e.data?.resultData?.runData?.[p.outputNode]?.[0]?.data?.main?.[0] ?? [];
-      const error: string | undefined = e.data?.resultData?.error?.message;
-      const startItem = e.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0]?.json;
-      const webhookItem = e.data?.resultData?.runData?.Webhook?.[0]?.data?.main?.[0]?.[0]?.json ?? (p.path === 'verify' ? startItem : undefined);
-      const deliveryId: unknown = webhookItem?.headers?.['x-service-delivery'];
-      const storedEventId: unknown = p.path === 'trigger' ? (items[0]?.json.id ?? startItem?.id) : undefined;
-      out.push({
-        id: Number(e.id),
-        status: e.status,
-        stoppedAt: e.stoppedAt,
-        eventIds: items.map((i) => String(i.json.id)),
-        ...(error ? { error } : {}),
-        ...(typeof deliveryId === 'string' ? { deliveryId } : {}),
-        ...(typeof storedEventId === 'string' ? { storedEventId } : {}),
-      });
-    }
-    if (!page.nextCursor || page.data.length === 0) return out;
-    cursor = page.nextCursor;
+  for (const e of await executionPages(main, p.workflowId, { sinceId, includeData, read: retried })) {
+    const items: Array<{ json: { id?: unknown } }> = e.data?.resultData?.runData?.[p.outputNode]?.[0]?.data?.main?.[0] ?? [];
+    const error: string | undefined = e.data?.resultData?.error?.message;
+    const startItem = e.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0]?.json;
+    const webhookItem = e.data?.resultData?.runData?.Webhook?.[0]?.data?.main?.[0]?.[0]?.json ?? (p.path === 'verify' ? startItem : undefined);
+    const deliveryId: unknown = webhookItem?.headers?.['x-service-delivery'];
+    const storedEventId: unknown = p.path === 'trigger' ? (items[0]?.json.id ?? startItem?.id) : undefined;
+    out.push({
+      id: Number(e.id),
+      status: e.status,
+      stoppedAt: e.stoppedAt,
+      eventIds: items.map((i) => String(i.json.id)),
+      ...(error ? { error } : {}),
+      ...(typeof deliveryId === 'string' ? { deliveryId } : {}),
+      ...(typeof storedEventId === 'string' ? { storedEventId } : {}),
+    });
   }
+  return out;
 }
 
 export interface FloodResult {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Row } from './measure';
 import { byId, markdownTable } from './run';
+import { replaceMarkedBlock } from '../support/files';
 
 type Result = Row & { command: string; measuredAt: string; environment?: { cpus?: number } };
 
@@ -41,10 +42,7 @@ export function benchBlock(results: Record<string, Result>, full: boolean): stri
 
 /** The file's text with its block replaced by `block`; throws when the markers are missing. */
 export function withBlock(text: string, block: string, file: string): string {
-  const start = text.indexOf(BEGIN);
-  const end = text.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`${file} has no ${BEGIN} … ${END} block`);
-  return text.slice(0, start) + block + text.slice(end + END.length);
+  return replaceMarkedBlock(text, BEGIN, END, block, file);
 }
 
 export function readResults(): Record<string, Result> {

@@ -2,46 +2,25 @@
 // npm script runs it after the build (`sh -c "… && node --import tsx demo/start.ts --serve"`):
 // a port another process holds names --port, and killing the shell's parent chain stops it.
 import { spawn, spawnSync } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
-import { freePort } from '../support/net';
-import { alive, withDescendants } from '../support/processes';
+import { answers, freePort, withBusyPort } from '../support/net';
+import { sigtermStops } from '../support/processes';
 import { until } from '../support/until';
 
 const ROOT = path.resolve(__dirname, '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const serve = (port: number) => `true && ${NODE} --import tsx demo/start.ts --serve --port ${port}`;
 
-const answers = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
-    socket.on('error', () => resolve(false));
-  });
-
-test('a busy port names --port', async () => {
-  const holder = net.createServer();
-  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-  const { port } = holder.address() as net.AddressInfo;
-  try {
+test('a busy port names --port', () =>
+  withBusyPort((port) => {
     const run = spawnSync('sh', ['-c', serve(port)], { cwd: ROOT, encoding: 'utf8', timeout: 50_000 });
     expect(run.status).toBe(1);
     expect(run.stderr.trim()).toBe(`npm start -- --serve failed: 127.0.0.1:${port} is already in use (another sandbox?): choose another port with --port, e.g. npm start -- --serve --port ${port + 1}`);
-  } finally {
-    holder.close();
-  }
-}, 60_000);
+  }), 60_000);
 
 test('when the shell npm started it with is killed (npm passes a kill of its pid on to it), the sandbox stops', async () => {
   const port = await freePort();
   const shell = spawn('sh', ['-c', serve(port)], { cwd: ROOT, stdio: 'ignore' });
-  let tree: number[] = [];
-  try {
-    await until(`the sandbox on ${port}`, () => answers(port), 50_000);
-    tree = withDescendants([shell.pid!]);
-    process.kill(shell.pid!, 'SIGTERM');
-    await until('the port to close', async () => !(await answers(port)), 10_000);
-    await until('every process of the tree to end', () => alive(tree).length === 0, 10_000);
-  } finally {
-    for (const pid of alive(tree)) process.kill(pid, 'SIGKILL');
-  }
+  await until(`the sandbox on ${port}`, () => answers(port), 50_000);
+  await sigtermStops(shell.pid!, port);
 }, 90_000);

@@ -13,11 +13,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ConfirmationTokens, serviceIdentity } from '@certificate-service/mcp';
 import { MCP, ensureBuilt } from '../support/built';
+import { API_KEY as KEY } from '../support/service';
 import { startStub, type Stub } from './stub';
 
 jest.setTimeout(90_000);
 const ROOT = path.resolve(__dirname, '../..');
-const KEY = 'sk_live_stub_key_0123456789';
 const TOKEN = 'process-test-token-0123456789abcdef';
 
 let stub: Stub;

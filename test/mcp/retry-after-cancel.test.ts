@@ -13,16 +13,25 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MCP, ensureBuilt } from '../support/built';
+import { API_KEY as KEY } from '../support/service';
+import { until } from '../support/until';
 import { connect } from './harness';
 import { DESIGN_NONE, startStub, type StubService } from '../sdk/stub-service';
 
 jest.setTimeout(60_000);
 
-const KEY = 'sk_test_stub_key_0123456789';
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const recipients = Array.from({ length: 500 }, (_, i) => ({ name: `P${i}`, email: `p${i}@example.com` }));
 
 let stub: StubService;
+/** Waits until the first bulk call reached the stub (where it is held). */
+const firstBulkCallHeld = () => until('the first bulk call at the stub', () => stub.requests.some((r) => r.method === 'POST'), 15_000, 20);
+/** The stub holds 500 certificates in b1, one per email. */
+function expectEachEmailIssuedOnce(): void {
+  const emails = (stub.issued.get('b1') ?? []).map((r) => r.email.toLowerCase());
+  expect(emails).toHaveLength(500);
+  expect(new Set(emails).size).toBe(500);
+}
 beforeEach(async () => {
   stub = await startStub({ batches: { b1: 'design_none' }, designs: [DESIGN_NONE], holdBulkMs: 3_000 });
 });
@@ -32,11 +41,7 @@ test('cancelled while its bulk call is held at the service, called again 1 s lat
   const first = await connect({ client: createClient({ baseUrl: stub.baseUrl, apiKey: KEY }), confirmAbove: 1_000 });
   const stop = new AbortController();
   const cancelled = first.call('issue_certificates', { batchId: 'b1', recipients }, { signal: stop.signal }).catch((e: Error) => e);
-  const deadline = Date.now() + 15_000;
-  while (!stub.requests.some((r) => r.method === 'POST')) {
-    if (Date.now() > deadline) throw new Error('the first bulk call never reached the stub');
-    await pause(20);
-  }
+  await firstBulkCallHeld();
   stub.holdBulkMs = 0; // later calls are answered at once
   stop.abort(); // the client's own timeout: it sends notifications/cancelled and stops waiting
   expect(await cancelled).toBeInstanceOf(Error);
@@ -48,9 +53,7 @@ test('cancelled while its bulk call is held at the service, called again 1 s lat
   await second.close();
 
   expect(retry.data).toMatchObject({ done: true, counts: { issued: 400, skipped: 100, total: 500 } });
-  const emails = (stub.issued.get('b1') ?? []).map((r) => r.email.toLowerCase());
-  expect(emails).toHaveLength(500);
-  expect(new Set(emails).size).toBe(500);
+  expectEachEmailIssuedOnce();
 });
 
 test('over HTTP, two sessions: the first cancelled while its bulk call is held, the second 1 s later: 500 certificates for 500 emails', async () => {
@@ -65,11 +68,7 @@ test('over HTTP, two sessions: the first cancelled while its bulk call is held, 
     const first = await session();
     const stop = new AbortController();
     const cancelled = first.callTool({ name: 'issue_certificates', arguments: { batchId: 'b1', recipients } }, undefined, { signal: stop.signal }).catch((e: Error) => e);
-    const deadline = Date.now() + 15_000;
-    while (!stub.requests.some((r) => r.method === 'POST')) {
-      if (Date.now() > deadline) throw new Error('the first bulk call never reached the stub');
-      await pause(20);
-    }
+    await firstBulkCallHeld();
     stub.holdBulkMs = 0;
     stop.abort();
     expect(await cancelled).toBeInstanceOf(Error);
@@ -79,9 +78,7 @@ test('over HTTP, two sessions: the first cancelled while its bulk call is held, 
     await first.close();
     await second.close();
     expect(retry.structuredContent).toMatchObject({ done: true, counts: { issued: 400, skipped: 100, total: 500 } });
-    const emails = (stub.issued.get('b1') ?? []).map((r) => r.email.toLowerCase());
-    expect(emails).toHaveLength(500);
-    expect(new Set(emails).size).toBe(500);
+    expectEachEmailIssuedOnce();
   } finally {
     await server.close();
   }
@@ -103,11 +100,7 @@ test('per-call stdio: the first server process killed while its bulk call is hel
   };
   const first = await spawnClient();
   const cancelled = first.client.callTool({ name: 'issue_certificates', arguments: { batchId: 'b1', recipients } }).catch((e: Error) => e);
-  const deadline = Date.now() + 15_000;
-  while (!stub.requests.some((r) => r.method === 'POST')) {
-    if (Date.now() > deadline) throw new Error('the first bulk call never reached the stub');
-    await pause(20);
-  }
+  await firstBulkCallHeld();
   stub.holdBulkMs = 0;
   process.kill(first.transport.pid!, 'SIGKILL');
   expect(await cancelled).toBeInstanceOf(Error);
@@ -121,7 +114,5 @@ test('per-call stdio: the first server process killed while its bulk call is hel
   // still hold them (the retry waits 30 s at most); never issued again. The other 400 are issued.
   expect(counts).toMatchObject({ issued: 400, total: 500 });
   expect(counts.skipped + counts.unknown).toBe(100);
-  const emails = (stub.issued.get('b1') ?? []).map((r) => r.email.toLowerCase());
-  expect(emails).toHaveLength(500);
-  expect(new Set(emails).size).toBe(500);
+  expectEachEmailIssuedOnce();
 }, 90_000);

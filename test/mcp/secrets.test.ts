@@ -6,19 +6,18 @@
 import fc from 'fast-check';
 import { CertificateServiceClient, type HttpResponse } from '@certificate-service/sdk';
 import { TOOLS } from '@certificate-service/mcp';
+import { plantedBodies } from '../support/planted';
+import { API_KEY as KEY, BASE_URL } from '../support/service';
 import { connect } from './harness';
 
 const RUNS = 300;
-const KEY = 'sk_live_mcp_fuzz_key_0123456789';
 const SECRET = 'wh_sec_mcp_fuzz_secret_abcdefghij';
 
-const planted = fc.constantFrom(KEY, ` ${KEY} `, SECRET, `Bearer ${KEY}`, `x${KEY}x`);
-const text = fc.oneof(fc.string(), planted, fc.tuple(fc.string(), planted, fc.string()).map((p) => p.join('')));
-const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.boolean(), fc.constant(null), tie('array'), tie('object')),
-  array: fc.array(tie('value'), { maxLength: 3 }),
-  object: fc.dictionary(fc.oneof(fc.constantFrom('data', 'items', 'id', 'email', 'error', 'message', 'detail', 'secret', 'url', 'events', 'certificateId', 'title', 'status', 'variables', 'nextCursor'), text), tie('value'), { maxKeys: 5 }),
-})).value;
+const { text, json } = plantedBodies(
+  [KEY, ` ${KEY} `, SECRET, `Bearer ${KEY}`, `x${KEY}x`],
+  ['data', 'items', 'id', 'email', 'error', 'message', 'detail', 'secret', 'url', 'events', 'certificateId', 'title', 'status', 'variables', 'nextCursor'],
+  3,
+);
 // Bodies shaped enough to get past the first read sometimes (a batch, a certificate, a list of them).
 const recipientish = fc.record({ id: fc.oneof(fc.constant('rec_1'), text), batchId: fc.constant('b1'), email: fc.oneof(fc.constant('a@x.test'), text), certificateId: text, name: text, url: text, events: fc.constant(['certificate.issued']), secret: text, title: text, designId: text, status: fc.constant('active') });
 const body = fc.oneof(json.map((v) => JSON.stringify(v)), recipientish.map((v) => JSON.stringify(v)), fc.array(recipientish, { maxLength: 3 }).map((v) => JSON.stringify({ data: v, nextCursor: null })), text);
@@ -54,7 +53,7 @@ test(`no key or signing secret in any result, error, progress message or log lin
     const a = answers[n++ % answers.length];
     return { status: a.status, headers: { 'Content-Type': a.contentType, 'Retry-After': '0' }, body: a.body };
   };
-  const client = new CertificateServiceClient({ baseUrl: 'https://certs.example.com/api/v1', apiKey: ` ${KEY}\n`, sleep: async () => undefined, transport, retry: { maxRetries: 1, maxWaitMs: 10, baseDelayMs: 0 } });
+  const client = new CertificateServiceClient({ baseUrl: BASE_URL, apiKey: ` ${KEY}\n`, sleep: async () => undefined, transport, retry: { maxRetries: 1, maxWaitMs: 10, baseDelayMs: 0 } });
   const h = await connect({ client, observedClient: () => client, user: 'accept', secrets: [KEY], confirmAbove: 0 });
   const listed = JSON.stringify(await h.client.listTools());
   expect(leaks(listed)).toBe(false);

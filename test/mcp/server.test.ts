@@ -5,6 +5,7 @@ import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import path from 'node:path';
 import { CONFIRMATION_TTL_MS, ConfirmationTokens, selectTools, TOOLS, UsageError } from '@certificate-service/mcp';
 import { connect, observingClient, recipients, sandboxClient, stateFolder, writeCount, writes, type Harness, type User } from './harness';
+import { until } from '../support/until';
 
 jest.setTimeout(60_000);
 
@@ -135,7 +136,7 @@ describe('issue_certificates', () => {
     const controller = new AbortController();
     const call = h.call('issue_certificates', { batchId: batch.id, recipients: recipients(250) }, { signal: controller.signal });
     // Cancel while the first bulk call is in flight.
-    while ((sb.controls.counters().requests.byRoute['POST /batches/:id/recipients/bulk'] ?? 0) === 0) await new Promise((r) => setTimeout(r, 10));
+    await until('the first bulk call', () => (sb.controls.counters().requests.byRoute['POST /batches/:id/recipients/bulk'] ?? 0) > 0, 20_000, 10);
     controller.abort();
     await expect(call).rejects.toThrow();
     await h.idle();

@@ -9,22 +9,18 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, MCP, ensureBuilt } from '../support/built';
+import { CLI, MCP } from '../support/built';
+import { sandboxWorld } from '../support/sandbox';
+import { API_KEY } from '../support/service';
 
 jest.setTimeout(90_000);
 const ROOT = path.resolve(__dirname, '../..');
 const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-mcp-stdio-')); // dry runs keep their key here, not in ~/.local/state
 
-let sb: Sandbox;
-beforeAll(async () => {
-  await ensureBuilt();
-  sb = await createSandbox({ rateLimit: false });
-}, 120_000);
-afterAll(() => sb.close());
+const world = sandboxWorld({ rateLimit: false }, { built: true });
 
 /** The official client over stdio to a spawned server; stderr is collected, and stdout is checked to be protocol only by the client itself. */
 async function spawnClient(command: string[], env: Record<string, string>) {
@@ -43,19 +39,19 @@ async function spawnClient(command: string[], env: Record<string, string>) {
 }
 
 test('certsvc-mcp over stdio against the sandbox: issue, issue again (skipped), a tool error; stdout carries only protocol, stderr no key', async () => {
-  const ws = sb.controls.createWorkspace();
-  const s = await spawnClient([MCP, '--confirm-above', '5'], { CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_API_KEY: ws.apiKey });
+  const ws = world.sb.controls.createWorkspace();
+  const s = await spawnClient([MCP, '--confirm-above', '5'], { CERTSVC_BASE_URL: world.sb.baseUrl, CERTSVC_API_KEY: ws.apiKey });
   try {
     expect((await s.client.listTools()).tools).toHaveLength(16);
     const batch = (await s.call('create_batch', { title: 'Over stdio', designId: 'design_classic' })).data.batch;
     const list = Array.from({ length: 5 }, (_, i) => ({ name: `P${i}`, email: `p${i}@example.com` }));
     expect((await s.call('issue_certificates', { batchId: batch.id, recipients: list })).data.counts).toMatchObject({ issued: 5 });
     expect((await s.call('issue_certificates', { batchId: batch.id, recipients: list })).data.counts).toMatchObject({ issued: 0, skipped: 5 });
-    expect(sb.controls.quota(ws.workspaceId).used).toBe(5);
+    expect(world.sb.controls.quota(ws.workspaceId).used).toBe(5);
     // No elicitation declared: a dry run and a token, nothing deleted.
-    const dry = await s.call('delete_certificate', { batchId: batch.id, recipientId: sb.controls.certificates(batch.id)[0].id });
+    const dry = await s.call('delete_certificate', { batchId: batch.id, recipientId: world.sb.controls.certificates(batch.id)[0].id });
     expect(dry.data).toMatchObject({ done: false, reason: 'confirmationRequired' });
-    expect(sb.controls.certificates(batch.id)).toHaveLength(5);
+    expect(world.sb.controls.certificates(batch.id)).toHaveLength(5);
     const missing = await s.call('get_batch', { batchId: 'batch_missing' });
     expect(missing).toMatchObject({ isError: true });
     expect(missing.text).toMatch(/^NOT_FOUND/);
@@ -68,7 +64,7 @@ test('certsvc-mcp over stdio against the sandbox: issue, issue again (skipped), 
 });
 
 test('without CERTSVC_API_KEY it still lists its tools; a call is a tool error naming the variable', async () => {
-  const s = await spawnClient([MCP, '--read-only'], { CERTSVC_BASE_URL: sb.baseUrl });
+  const s = await spawnClient([MCP, '--read-only'], { CERTSVC_BASE_URL: world.sb.baseUrl });
   try {
     expect((await s.client.listTools()).tools.map((t) => t.name)).toEqual(['list_batches', 'get_batch', 'list_designs', 'find_certificate', 'find_certificate_by_email', 'list_subscriptions', 'doctor']);
     const r = await s.call('list_batches');
@@ -111,7 +107,7 @@ test('against a stub service written here: shapes the core reads are used, one i
   });
   await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
   const baseUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/api/v1`;
-  const s = await spawnClient([MCP], { CERTSVC_BASE_URL: baseUrl, CERTSVC_API_KEY: 'sk_live_stub_key_0123456789' });
+  const s = await spawnClient([MCP], { CERTSVC_BASE_URL: baseUrl, CERTSVC_API_KEY: API_KEY });
   try {
     expect((await s.call('list_batches')).data.batches).toEqual([batch]);
     expect((await s.call('get_batch', { batchId: 'b1' })).data).toMatchObject({ variablesSource: 'design', variables: [{ name: 'course', required: true }] });
@@ -132,11 +128,11 @@ test('against a stub service written here: shapes the core reads are used, one i
     await s.close();
     stub.close();
   }
-  expect(s.stderr()).not.toContain('sk_live_stub_key_0123456789');
+  expect(s.stderr()).not.toContain(API_KEY);
 });
 
 test('certsvc mcp starts the same server', async () => {
-  const s = await spawnClient([CLI, 'mcp', '--tools', 'list_batches,doctor'], { CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_API_KEY: sb.apiKey });
+  const s = await spawnClient([CLI, 'mcp', '--tools', 'list_batches,doctor'], { CERTSVC_BASE_URL: world.sb.baseUrl, CERTSVC_API_KEY: world.sb.apiKey });
   try {
     expect((await s.client.listTools()).tools.map((t) => t.name)).toEqual(['list_batches', 'doctor']);
     expect((await s.call('doctor')).data).toMatchObject({ ok: true });
@@ -148,7 +144,7 @@ test('certsvc mcp starts the same server', async () => {
 test('the MCP Inspector CLI (pinned) lists the tools', async () => {
   const inspector = path.join(ROOT, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
   const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) =>
-    execFile(process.execPath, [inspector, '--cli', '--method', 'tools/list', '-e', `CERTSVC_BASE_URL=${sb.baseUrl}`, '--', process.execPath, MCP, '--read-only'], { timeout: 60_000, env: { PATH: process.env.PATH } }, (error, stdout, stderr) =>
+    execFile(process.execPath, [inspector, '--cli', '--method', 'tools/list', '-e', `CERTSVC_BASE_URL=${world.sb.baseUrl}`, '--', process.execPath, MCP, '--read-only'], { timeout: 60_000, env: { PATH: process.env.PATH } }, (error, stdout, stderr) =>
       error ? reject(new Error(`${error.message}\n${stderr}\n${stdout}`)) : resolve({ stdout }),
     ),
   );

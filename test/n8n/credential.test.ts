@@ -12,9 +12,9 @@ import { CertificateServiceError } from '@certificate-service/sdk/core';
 import { CertificateServiceApi } from '../../n8n/credentials/CertificateServiceApi.credentials';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { fakeExecute } from './fake-context';
+import { API_KEY as KEY, BASE_URL, ORIGIN } from '../support/service';
 
 const credential = new CertificateServiceApi();
-const KEY = 'sk_live_cred_test_abcdef';
 
 /** What n8n's credential test sends: the declarative request, before authentication. */
 const testRequest = (): IHttpRequestOptions => ({
@@ -53,7 +53,7 @@ describe('credential test and authenticate', () => {
 	});
 
 	it('a key pasted with spaces or a newline is sent trimmed, as every host sends it', async () => {
-		const out = await credential.authenticate({ apiKey: ` ${KEY}\n`, baseUrl: 'https://certs.example.com' }, testRequest());
+		const out = await credential.authenticate({ apiKey: ` ${KEY}\n`, baseUrl: ORIGIN }, testRequest());
 		expect(out.headers).toEqual({ Authorization: `Bearer ${KEY}` });
 	});
 
@@ -85,8 +85,8 @@ describe('credential test and authenticate', () => {
 	);
 
 	it('leaves the nodes\' absolute URLs alone but refuses to send the key to a clear-text URL', async () => {
-		const out = await authenticate('https://certs.example.com', { url: 'https://certs.example.com/api/v1/designs', method: 'GET' });
-		expect(out.url).toBe('https://certs.example.com/api/v1/designs');
+		const out = await authenticate(ORIGIN, { url: `${BASE_URL}/designs`, method: 'GET' });
+		expect(out.url).toBe(`${BASE_URL}/designs`);
 		expect(out.baseURL).toBeUndefined();
 		await expect(authenticate('https://certs.example.com', { url: 'http://evil.example.com/x' })).rejects.toThrow(/"url".*https/);
 	});

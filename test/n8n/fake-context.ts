@@ -58,7 +58,17 @@ export const TEST_CREDENTIALS: Credentials = {
 };
 
 /** A resource locator value as the editor stores it. */
-export const rl = (value: string, mode: 'list' | 'id' = 'id') => ({ __rl: true, mode, value });
+export const rl = (value: string, mode: 'list' | 'id' | 'url' = 'id') => ({ __rl: true, mode, value });
+
+/** Certificate → Issue of one recipient into the batch, with `more` parameters. */
+export const issueParams = (batchId: string, name: string, email: string, more: Params = {}): Params => ({
+	resource: 'certificate',
+	operation: 'issue',
+	batch: rl(batchId),
+	name,
+	email,
+	...more,
+});
 
 function lookup(params: Params, path: string): unknown {
 	let value: unknown = params;
@@ -225,28 +235,41 @@ export interface FakeHook {
 	warnings: string[];
 }
 
-export function fakeHook(options: HookOptions): FakeHook {
-	const node = makeNode({ name: 'Certificate Service Trigger', type: 'CUSTOM.certificateServiceTrigger' });
+/**
+ * What the trigger contexts (hook and poll) share: the node, the mode ('trigger' unless told),
+ * activation, the node's static data, the parameters (of item 0), the credentials and n8n's
+ * HTTP helper, recording each request.
+ */
+function triggerContext(node: INode, options: { params: Params; staticData?: IDataObject; mode?: string; credentials?: Credentials }) {
 	const requests: RecordedRequest[] = [];
 	const credentials = options.credentials ?? TEST_CREDENTIALS;
 	const staticData = options.staticData ?? {};
-	const warnings: string[] = [];
 	const read = paramReader(options.params);
-	const context = {
+	const shared = {
 		getNode: () => node,
 		getMode: () => options.mode ?? 'trigger',
 		getActivationMode: () => 'activate',
-		getWebhookName: () => 'default',
-		getNodeWebhookUrl: (name: string) => (name === 'default' ? options.webhookUrl : undefined),
 		getWorkflowStaticData: (type: string) => {
-			if (type !== 'node') throw new Error('the trigger keeps its state in node static data');
+			if (type !== 'node') throw new Error(`${node.name} keeps its state in node static data`);
 			return staticData;
 		},
 		getNodeParameter: (name: string, fallback?: unknown, opts?: { extractValue?: boolean }) =>
 			read(name, 0, fallback, opts),
 		getCredentials: async () => credentials,
+	};
+	return { shared, requests, staticData, httpRequestWithAuthentication: makeHttp(node, () => credentials, requests) };
+}
+
+export function fakeHook(options: HookOptions): FakeHook {
+	const node = makeNode({ name: 'Certificate Service Trigger', type: 'CUSTOM.certificateServiceTrigger' });
+	const { shared, requests, staticData, httpRequestWithAuthentication } = triggerContext(node, options);
+	const warnings: string[] = [];
+	const context = {
+		...shared,
+		getWebhookName: () => 'default',
+		getNodeWebhookUrl: (name: string) => (name === 'default' ? options.webhookUrl : undefined),
 		logger: { ...logger, warn: (m: string) => warnings.push(m) },
-		helpers: { httpRequestWithAuthentication: makeHttp(node, () => credentials, requests) },
+		helpers: { httpRequestWithAuthentication },
 	};
 	return { context: context as unknown as IHookFunctions, requests, staticData, warnings };
 }
@@ -347,24 +370,12 @@ export interface PollOptions {
 /** IPollFunctions: parameters, credentials, n8n's HTTP helper, the mode and the node's static data. */
 export function fakePoll(options: PollOptions) {
 	const node = makeNode({ name: 'Certificate Service Poll Trigger', type: 'CUSTOM.certificateServicePollTrigger' });
-	const requests: RecordedRequest[] = [];
-	const credentials = options.credentials ?? TEST_CREDENTIALS;
-	const staticData = options.staticData ?? {};
-	const read = paramReader(options.params);
+	const { shared, requests, staticData, httpRequestWithAuthentication } = triggerContext(node, options);
 	const context = {
-		getNode: () => node,
-		getMode: () => options.mode ?? 'trigger',
-		getActivationMode: () => 'activate',
-		getWorkflowStaticData: (type: string) => {
-			if (type !== 'node') throw new Error('the poll trigger keeps its position in node static data');
-			return staticData;
-		},
-		getNodeParameter: (name: string, fallback?: unknown, opts?: { extractValue?: boolean }) =>
-			read(name, 0, fallback, opts),
-		getCredentials: async () => credentials,
+		...shared,
 		logger: options.logs ? recordingLogger(options.logs) : logger,
 		helpers: {
-			httpRequestWithAuthentication: makeHttp(node, () => credentials, requests),
+			httpRequestWithAuthentication,
 			returnJsonArray: (data: IDataObject | IDataObject[]) =>
 				(Array.isArray(data) ? data : [data]).map((json) => ({ json })),
 		},

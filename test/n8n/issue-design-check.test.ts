@@ -6,7 +6,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { DESIGN_NONE, DESIGN_REQUIRED, sentEmails, startStub, type StubService } from '../sdk/stub-service';
-import { type FakeOptions, type ParamsFor, fakeExecute, inputItems, rl } from './fake-context';
+import { type FakeOptions, type ParamsFor, fakeExecute, inputItems, issueParams, rl } from './fake-context';
+import { API_KEY } from '../support/service';
 
 let stub: StubService;
 beforeEach(async () => {
@@ -15,22 +16,15 @@ beforeEach(async () => {
 afterEach(() => stub.close());
 
 async function run(params: ParamsFor, options: Partial<FakeOptions> = {}) {
-	const fake = fakeExecute({ params, credentials: { apiKey: 'sk_test_stub_key_0123456789', baseUrl: stub.baseUrl }, items: inputItems(3), ...options });
+	const fake = fakeExecute({ params, credentials: { apiKey: API_KEY, baseUrl: stub.baseUrl }, items: inputItems(3), ...options });
 	const [output] = await new CertificateService().execute.call(fake.context);
 	return output;
 }
 
 const courses = ['Welding', '', 'Rigging'];
 /** "Using Fields Below" (free-form): nothing tells the node what the design requires. */
-const freeForm = (batchId: string) => (i: number) => ({
-	resource: 'certificate',
-	operation: 'issue',
-	batch: rl(batchId),
-	name: `P${i}`,
-	email: `p${i}@example.com`,
-	specifyData: 'fields',
-	dataFields: { field: courses[i] ? [{ name: 'course', value: courses[i] }] : [] },
-});
+const freeForm = (batchId: string) => (i: number) =>
+	issueParams(batchId, `P${i}`, `p${i}@example.com`, { specifyData: 'fields', dataFields: { field: courses[i] ? [{ name: 'course', value: courses[i] }] : [] } });
 
 it('free-form fields: the design is read, the item without the required course is an error item and never sent, the others are issued', async () => {
 	const output = await run(freeForm('b_req'), { continueOnFail: true });
@@ -41,7 +35,7 @@ it('free-form fields: the design is read, the item without the required course i
 });
 
 it('without Continue On Fail: the invalid item stops the node and nothing is sent', async () => {
-	const fake = fakeExecute({ params: freeForm('b_req'), credentials: { apiKey: 'sk_test_stub_key_0123456789', baseUrl: stub.baseUrl }, items: inputItems(3) });
+	const fake = fakeExecute({ params: freeForm('b_req'), credentials: { apiKey: API_KEY, baseUrl: stub.baseUrl }, items: inputItems(3) });
 	const error = await new CertificateService().execute.call(fake.context).catch((e: unknown) => e);
 	expect(error).toBeInstanceOf(NodeOperationError);
 	expect((error as NodeOperationError).context.itemIndex).toBe(1);

@@ -10,13 +10,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 
-import { ensurePackageBuilt } from '../e2e/n8n/package-setup';
+import { ensurePackageBuilt, PACKAGE_DIR as N8N, packageJson } from '../e2e/n8n/package-setup';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
-const N8N = path.join(ROOT, 'n8n');
 const BIN = path.join(ROOT, 'node_modules/.bin');
-const pkg = JSON.parse(fs.readFileSync(path.join(N8N, 'package.json'), 'utf8'));
+const pkg = packageJson();
 
 // `npm test` builds first; run on its own, this builds only when dist is older than the sources.
 beforeAll(() => ensurePackageBuilt(), 60_000);

@@ -10,7 +10,7 @@ import { searchBatches, searchDesigns, searchRecipients } from '../../n8n/nodes/
 import { shareTokenFrom } from '@certificate-service/sdk/core';
 import { SIMPLE_FIELDS } from '../../n8n/nodes/CertificateService/actions/certificate/recipient';
 import { API, BASE, apiError, batch, nockDesignReads, recipient } from './fixtures';
-import { type FakeOptions, fakeExecute, fakeLoadOptions, inputItems, rl, TEST_CREDENTIALS } from './fake-context';
+import { type FakeOptions, type Params, fakeExecute, issueParams, fakeLoadOptions, inputItems, rl, TEST_CREDENTIALS } from './fake-context';
 import { setupNock } from '../support/nock';
 
 jest.mock('n8n-workflow', () => ({
@@ -38,6 +38,9 @@ async function runError(options: FakeOptions) {
 }
 
 const api = () => nock(BASE).matchHeader('authorization', `Bearer ${TEST_CREDENTIALS.apiKey}`);
+
+/** Certificate → Issue of Ada into batch_1, skip-existing off, with `more` parameters. */
+const issueAda = (more: Params = {}): Params => issueParams('batch_1', 'Ada', 'ada@example.com', { skipExisting: false, ...more });
 
 setupNock();
 afterEach(() => sleepMock.mockClear());
@@ -185,18 +188,7 @@ describe('certificate', () => {
 		api()
 			.post(`${API}/batches/batch_1/recipients`, (b) => JSON.stringify(b.data) === JSON.stringify({ grade: 'A', passed: 'true' }))
 			.reply(201, recipient(1));
-		await run({
-			params: {
-				resource: 'certificate',
-				operation: 'issue',
-				batch: rl('batch_1'),
-				name: 'Ada',
-				email: 'ada@example.com',
-				specifyData: 'json',
-				dataJson: '{"grade":"A","passed":true}',
-				skipExisting: false,
-			},
-		});
+		await run({ params: issueAda({ specifyData: 'json', dataJson: '{"grade":"A","passed":true}' }) });
 	});
 
 	it('get reads one recipient and, with Simplify on (the default), returns the ten fields', async () => {
@@ -226,7 +218,7 @@ describe('certificate', () => {
 				resource: 'certificate',
 				operation: 'send',
 				batch: rl('batch_1'),
-				recipientId: { __rl: true, mode: 'url', value: `${BASE}/v/tok7` },
+				recipientId: rl(`${BASE}/v/tok7`, 'url'),
 			},
 		});
 		expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
@@ -243,7 +235,7 @@ describe('certificate', () => {
 				resource: 'certificate',
 				operation: 'delete',
 				batch: rl('batch_1'),
-				recipientId: { __rl: true, mode: 'url', value: `${BASE}/v/tok7` },
+				recipientId: rl(`${BASE}/v/tok7`, 'url'),
 			},
 		});
 		expect(error).toBeInstanceOf(NodeOperationError);
@@ -570,16 +562,7 @@ describe('rate limits and network failures (through the core)', () => {
 	it('an issue POST is never repeated after ECONNRESET: outcome unknown, naming the recipient', async () => {
 		nockDesignReads();
 		api().post(`${API}/batches/batch_1/recipients`).replyWithError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
-		const { error, requests } = await runError({
-			params: {
-				resource: 'certificate',
-				operation: 'issue',
-				batch: rl('batch_1'),
-				name: 'Ada',
-				email: 'ada@example.com',
-				skipExisting: false,
-			},
-		});
+		const { error, requests } = await runError({ params: issueAda() });
 		// The design check's two reads, then the one POST, never repeated.
 		expect(requests.map((r) => r.method)).toEqual(['GET', 'GET', 'POST']);
 		expect(error).toBeInstanceOf(NodeApiError);

@@ -14,13 +14,11 @@ import { classifyNetworkError } from '../../shared/sdk/src/network-errors';
 import { getHeader } from '@certificate-service/sdk/core';
 import { createTransport } from '../../n8n/nodes/shared/client';
 import { CertificateServiceApi } from '../../n8n/credentials/CertificateServiceApi.credentials';
-import { ensurePackageBuilt } from '../e2e/n8n/package-setup';
+import { ensurePackageBuilt, PACKAGE_DIR as N8N, packageJson } from '../e2e/n8n/package-setup';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
-const N8N = path.join(ROOT, 'n8n');
 const DIST = path.join(N8N, 'dist');
-const pkg = JSON.parse(fs.readFileSync(path.join(N8N, 'package.json'), 'utf8'));
+const pkg = packageJson();
 
 
 // `npm test` builds first; run on its own, this builds only when dist is older than the sources.

@@ -20,6 +20,7 @@ import {
 	fakeLoadOptions,
 	fakeWebhook,
 	inputItems,
+	issueParams,
 	rl,
 } from './fake-context';
 
@@ -64,6 +65,10 @@ async function runError(params: ParamsFor, options: Partial<FakeOptions> = {}) {
 
 const json = (items: INodeExecutionData[]) => items.map((i) => i.json);
 
+/** Certificate → Issue into the batch: item i is `P <i>` at p<i>@example.com, or each item is `person`. */
+const issueInto = (batchId: string, person?: { name: string; email: string }): ParamsFor => (i) =>
+	person ? issueParams(batchId, person.name, person.email) : issueParams(batchId, `P ${i}`, `p${i}@example.com`);
+
 async function newBatch(title = 'Sandbox course'): Promise<string> {
 	const { output } = await run({ resource: 'batch', operation: 'create', title, design: rl('design_classic') });
 	return output[0].json.id as string;
@@ -91,18 +96,9 @@ it('runs every operation end to end', async () => {
 	expect(got[0].json.id).toBe(batchId);
 
 	// issue 250 certificates: 3 bulk calls, one output item each, paired with its input
-	const issued = await run(
-		(i) => ({
-			resource: 'certificate',
-			operation: 'issue',
-			batch: rl(batchId),
-			name: `Learner ${i}`,
-			email: `learner${i}@example.com`,
-			specifyData: 'json',
-			dataJson: { score: i, passed: true },
-		}),
-		{ items: inputItems(250) },
-	);
+	const issued = await run((i) => issueParams(batchId, `Learner ${i}`, `learner${i}@example.com`, { specifyData: 'json', dataJson: { score: i, passed: true } }), {
+		items: inputItems(250),
+	});
 	// The design check (the batch, its design) and "Skip Emails Already Issued in This Batch" are on
 	// by default: those reads, and one of the (empty) batch's certificates, first.
 	expect(issued.requests.map((r) => r.url.replace(sb.baseUrl, ''))).toEqual([
@@ -156,7 +152,7 @@ it('runs every operation end to end', async () => {
 	// the certificate URL works as well, both here and in the Certificate locator
 	const { output: byUrl } = await run({ resource: 'certificate', operation: 'getByShareToken', certificateLink: first.certUrl });
 	expect(byUrl[0].json.id).toBe(recipientId);
-	const { output: viaUrl } = await run({ resource: 'certificate', operation: 'get', batch: rl(batchId), recipientId: { __rl: true, mode: 'url', value: first.certUrl } });
+	const { output: viaUrl } = await run({ resource: 'certificate', operation: 'get', batch: rl(batchId), recipientId: rl(first.certUrl as string, 'url') });
 	expect(viaUrl[0].json.id).toBe(recipientId);
 	const { output: byEmail } = await run({ resource: 'certificate', operation: 'findByEmail', batch: rl(batchId), email: String(first.email).toUpperCase() });
 	expect(byEmail.map((o) => o.json.id)).toEqual([recipientId]);
@@ -172,13 +168,7 @@ it('runs every operation end to end', async () => {
 	// batch: archive → issuing is refused with the service's code → unarchive
 	const { output: archived } = await run({ resource: 'batch', operation: 'archive', batch: rl(batchId) });
 	expect(archived[0].json).toMatchObject({ id: batchId, status: 'archived' });
-	const refused = await runError({
-		resource: 'certificate',
-		operation: 'issue',
-		batch: rl(batchId),
-		name: 'Late',
-		email: 'late@example.com',
-	});
+	const refused = await runError(issueInto(batchId, { name: 'Late', email: 'late@example.com' }));
 	expect(refused).toBeInstanceOf(NodeApiError);
 	expect((refused as NodeApiError).description).toContain('BATCH_ARCHIVED');
 	const { output: listed } = await run({
@@ -196,16 +186,7 @@ it('quota exhausted mid-way: with Continue On Fail only the rejected bulk call f
 	const ws = sb.controls.createWorkspace({ quota: 150 });
 	credentials = { apiKey: ws.apiKey, baseUrl: sb.baseUrl };
 	const batchId = await newBatch();
-	const { output } = await run(
-		(i) => ({
-			resource: 'certificate',
-			operation: 'issue',
-			batch: rl(batchId),
-			name: `P ${i}`,
-			email: `p${i}@example.com`,
-		}),
-		{ items: inputItems(250), continueOnFail: true },
-	);
+	const { output } = await run(issueInto(batchId), { items: inputItems(250), continueOnFail: true });
 	// chunk 1 (100) fits; chunk 2 (100 more) would exceed 150 and is refused whole; chunk 3 (50) fits
 	expect(output.slice(0, 100).every((o) => typeof o.json.certificateId === 'string')).toBe(true);
 	expect(output.slice(100, 200).every((o) => o.json.code === 'QUOTA_EXCEEDED')).toBe(true);
@@ -218,16 +199,7 @@ it('a bulk call answered with per-item results (207 shape) maps each result back
 	sb.controls.setBulkResponseShape('results');
 	try {
 		const batchId = await newBatch();
-		const { output } = await run(
-			(i) => ({
-				resource: 'certificate',
-				operation: 'issue',
-				batch: rl(batchId),
-				name: `P ${i}`,
-				email: `p${i}@example.com`,
-			}),
-			{ items: inputItems(3), continueOnFail: true },
-		);
+		const { output } = await run(issueInto(batchId), { items: inputItems(3), continueOnFail: true });
 		expect(output.map((o) => o.json.email)).toEqual(['p0@example.com', 'p1@example.com', 'p2@example.com']);
 	} finally {
 		sb.controls.setBulkResponseShape('data');
@@ -247,13 +219,7 @@ it('a 429 from the service waits Retry-After (n8n sleep) and retries', async () 
 it('a connection reset after the service issued: outcome unknown, and it is not issued twice', async () => {
 	const batchId = await newBatch();
 	sb.controls.injectFaults({ kind: 'reset-after-commit', match: { method: 'POST', path: `/api/v1/batches/${batchId}/recipients` } });
-	const error = await runError({
-		resource: 'certificate',
-		operation: 'issue',
-		batch: rl(batchId),
-		name: 'Once',
-		email: 'once@example.com',
-	});
+	const error = await runError(issueInto(batchId, { name: 'Once', email: 'once@example.com' }));
 	expect(error).toBeInstanceOf(NodeApiError);
 	expect(error.message).toContain('Outcome unknown');
 	expect(error.message).toContain('once@example.com');
@@ -288,13 +254,7 @@ describe('trigger', () => {
 		// issue a certificate with the action node; the sandbox delivers the event twice
 		sb.controls.setDuplicateDeliveries(2);
 		const batchId = await newBatch();
-		const { output } = await run({
-			resource: 'certificate',
-			operation: 'issue',
-			batch: rl(batchId),
-			name: 'Grace Hopper',
-			email: 'grace@example.com',
-		});
+		const { output } = await run(issueInto(batchId, { name: 'Grace Hopper', email: 'grace@example.com' }));
 		const received = await receiver.waitFor(2, 5000);
 
 		const results = [];

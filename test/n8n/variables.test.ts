@@ -8,7 +8,7 @@ import { sleep } from 'n8n-workflow';
 import { CertificateService } from '../../n8n/nodes/CertificateService/CertificateService.node';
 import { getVariableColumns } from '../../n8n/nodes/CertificateService/methods/resourceMapping';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { type Credentials, type FakeOptions, type ParamsFor, fakeExecute, fakeLoadOptions, rl } from './fake-context';
+import { type Credentials, type FakeOptions, type ParamsFor, fakeExecute, fakeLoadOptions, issueParams, rl } from './fake-context';
 
 jest.mock('n8n-workflow', () => ({
 	...jest.requireActual('n8n-workflow'),
@@ -49,16 +49,8 @@ function mapper(schema: ResourceMapperField[], value: Record<string, unknown> | 
 	return { mappingMode, value, matchingColumns: [], schema, attemptToConvertTypes: false, convertFieldsToString: true };
 }
 
-const issue = (batchId: string, variables: unknown) => (i: number) => ({
-	resource: 'certificate',
-	operation: 'issue',
-	batch: rl(batchId),
-	name: `Learner ${i}`,
-	email: `learner${i}@example.com`,
-	specifyData: 'mapVariables',
-	variables,
-	skipExisting: false,
-});
+const issue = (batchId: string, variables: unknown) => (i: number) =>
+	issueParams(batchId, `Learner ${i}`, `learner${i}@example.com`, { specifyData: 'mapVariables', variables, skipExisting: false });
 
 describe('the columns', () => {
 	it('Minimal on Issue: one column per variable, the required one marked, none a match key', async () => {

@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../support/net';
 import { alive, withDescendants } from '../support/processes';
+import { until } from '../support/until';
 import { NEXT_STEPS } from '../../demo/next-steps';
 import { PLANS } from './blocks';
 import { fences, ROOT, shellBlocks, type Fence } from './markdown';
@@ -118,8 +119,7 @@ async function stopServers(s: Session): Promise<number[][]> {
       // already gone
     }
   }
-  const deadline = Date.now() + 10_000;
-  while (trees.some((t) => alive(t).length) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  await until('the servers to stop', () => trees.every((t) => alive(t).length === 0), 10_000, 100).catch(() => undefined); // what is left is returned
   const left = trees.map((t) => alive(t));
   for (const pid of left.flat()) process.kill(pid, 'SIGKILL');
   return left;

@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { ensureNode, ensureNode22 } from '../zapier/support/node22';
 import { PACKAGES, ensureBuilt } from '../support/built';
+import { until } from '../support/until';
 
 const ROOT = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
@@ -282,8 +283,7 @@ describe('@certificate-service/sandbox', () => {
       expect(auth.status).toBe(200);
       const batch = (await (await fetch(`${baseUrl}/batches`, { method: 'POST', headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: "T", designId: "design_classic" }) })).json()) as { id: string };
       await fetch(`${baseUrl}/batches/${batch.id}/recipients`, { method: 'POST', headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'A', email: 'a@example.com' }) });
-      const deadline = Date.now() + 10_000;
-      while (received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await until('the delivery at the receiver', () => received.length > 0, 10_000, 20);
       expect(JSON.parse(received[0])).toMatchObject({ type: 'certificate.issued', data: { email: 'a@example.com' } });
     } finally {
       child.kill();

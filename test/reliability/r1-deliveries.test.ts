@@ -14,6 +14,7 @@ import { CertificateServiceTrigger } from '../../n8n/nodes/CertificateServiceTri
 import { resetDeliveryMemory } from '../../n8n/nodes/shared/delivery-memory';
 import App from '../../zapier/src';
 import { fakeWebhook } from '../n8n/fake-context';
+import { API_KEY, BASE_URL } from '../support/service';
 import { DELIVERY_CASES, SECRET, eventOf, n8nHeaders, nowSeconds, signed, zapierHeaders, zapierTriggerKey, type Delivery } from './delivery-cases';
 
 const ALL_EVENTS = ['certificate.issued', 'certificate.sent', 'certificate.failed', 'certificate.viewed'];
@@ -45,7 +46,7 @@ async function n8nReceive(d: Delivery, staticData: IDataObject = { subscriptionI
 async function zapierReceive(d: Delivery, type = d.event.type): Promise<unknown[]> {
   const perform = triggers[zapierTriggerKey(type)].operation.perform;
   return await appTester(perform, {
-    authData: { apiKey: 'sk_live_unused_in_perform', baseUrl: 'https://certs.example.com/api/v1' },
+    authData: { apiKey: API_KEY, baseUrl: BASE_URL },
     inputData: {},
     subscribeData: { id: 'whs_rel', secret: d.receiverSecret },
     rawRequest: { method: 'POST', querystring: '', headers: zapierHeaders(d.headers), content: d.body },

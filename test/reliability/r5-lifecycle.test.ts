@@ -55,6 +55,15 @@ async function activate(hook: ReturnType<typeof fakeHook>): Promise<'kept' | 'cr
   return 'created';
 }
 
+/** A fresh workspace, and the trigger activated there once (its static data kept, as n8n keeps it). */
+async function activatedOnce() {
+  const { workspaceId, credentials } = workspace();
+  const staticData: IDataObject = {};
+  const hook = () => fakeHook({ params: { events: EVENTS }, webhookUrl: receiver.url, credentials, staticData });
+  expect(await activate(hook())).toBe('created');
+  return { workspaceId, credentials, staticData, hook, firstId: staticData.subscriptionId as string };
+}
+
 describe('n8n trigger', () => {
   it(`${CYCLES} activate/deactivate cycles leave 0 subscriptions`, async () => {
     const { workspaceId, credentials } = workspace();
@@ -78,11 +87,7 @@ describe('n8n trigger', () => {
   });
 
   it('re-creates a subscription the service deleted behind its back (web app delete)', async () => {
-    const { workspaceId, credentials } = workspace();
-    const staticData: IDataObject = {};
-    const hook = () => fakeHook({ params: { events: EVENTS }, webhookUrl: receiver.url, credentials, staticData });
-    expect(await activate(hook())).toBe('created');
-    const firstId = staticData.subscriptionId as string;
+    const { workspaceId, credentials, staticData, hook, firstId } = await activatedOnce();
 
     // Deleted in the web app: straight through the API, not through the connector.
     const res = await fetch(`${sb.baseUrl}/webhooks/subscriptions/${firstId}`, { method: 'DELETE', headers: { Authorization: `Bearer ${credentials.apiKey}` } });
@@ -103,11 +108,7 @@ describe('n8n trigger', () => {
   });
 
   it('re-creates a subscription the service removed after its endpoint answered 410', async () => {
-    const { workspaceId, credentials } = workspace();
-    const staticData: IDataObject = {};
-    const hook = () => fakeHook({ params: { events: EVENTS }, webhookUrl: receiver.url, credentials, staticData });
-    expect(await activate(hook())).toBe('created');
-    const firstId = staticData.subscriptionId as string;
+    const { workspaceId, credentials, staticData, hook, firstId } = await activatedOnce();
 
     receiver.respond(() => 410); // the workflow's URL is gone: the service unsubscribes it
     try {

@@ -2,11 +2,10 @@
 // README's readers start it (`npm exec -w shared/sandbox -- certsvc-sandbox … &`), killing that
 // pid stops the server; --help offers only flags and list shapes the parser takes.
 import { spawn, spawnSync } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES } from '@certificate-service/sandbox';
-import { freePort } from '../support/net';
-import { alive, withDescendants } from '../support/processes';
+import { answers, freePort, withBusyPort } from '../support/net';
+import { sigtermStops } from '../support/processes';
 import { ensureBuilt, PACKAGES } from '../support/built';
 import { readFlags } from '../../shared/sandbox/src/cli';
 import { until } from '../support/until';
@@ -18,46 +17,25 @@ const BIN = path.join(PACKAGES.sandbox, 'dist/cli.js');
 
 beforeAll(() => ensureBuilt(), 120_000);
 
-const answers = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
-    socket.on('error', () => resolve(false));
-  });
-
-
-test('a busy port: exit 1, and the message names the address and --port', async () => {
-  const holder = net.createServer();
-  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-  const { port } = holder.address() as net.AddressInfo;
-  try {
+test('a busy port: exit 1, and the message names the address and --port', () =>
+  withBusyPort((port) => {
     const run = spawnSync(process.execPath, [BIN, '--port', String(port)], { encoding: 'utf8', timeout: 20_000 });
     expect(run.status).toBe(1);
     expect(run.stderr).toBe(`certsvc-sandbox: 127.0.0.1:${port} is already in use (another sandbox?): choose another port with --port N, or --port 0 for a free one\n`);
-  } finally {
-    holder.close();
-  }
-});
+  }));
 
 test('started as `npm exec -w shared/sandbox -- certsvc-sandbox &`, killing that pid stops the server', async () => {
   const port = await freePort();
   const npm = spawn('npm', ['exec', '-w', 'shared/sandbox', '--', 'certsvc-sandbox', '--port', String(port)], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   npm.stderr!.on('data', (chunk) => (stderr += chunk));
-  let tree: number[] = [];
-  try {
-    // npm's own start takes seconds, more on a loaded CI machine; an early exit fails at once, with what it said.
-    await until(`the sandbox on ${port}`, async () => {
-      if (npm.exitCode !== null) throw new Error(`npm exec ended (${npm.exitCode}) before the sandbox answered: ${stderr}`);
-      return answers(port);
-    }, 45_000);
-    tree = withDescendants([npm.pid!]); // npm, `sh -c`, the sandbox's node
-    expect(tree.length).toBeGreaterThanOrEqual(2);
-    process.kill(npm.pid!, 'SIGTERM'); // what `kill <pid>` does
-    await until('the port to close', async () => !(await answers(port)), 10_000);
-    await until('every process of the tree to end', () => alive(tree).length === 0, 10_000);
-  } finally {
-    for (const pid of alive(tree)) process.kill(pid, 'SIGKILL');
-  }
+  // npm's own start takes seconds, more on a loaded CI machine; an early exit fails at once, with what it said.
+  await until(`the sandbox on ${port}`, async () => {
+    if (npm.exitCode !== null) throw new Error(`npm exec ended (${npm.exitCode}) before the sandbox answered: ${stderr}`);
+    return answers(port);
+  }, 45_000);
+  const tree = await sigtermStops(npm.pid!, port);
+  expect(tree.length).toBeGreaterThanOrEqual(2); // npm, `sh -c`, the sandbox's node
 });
 
 test('--help and the flag parser agree: every flag and list shape --help offers is one readFlags takes', () => {

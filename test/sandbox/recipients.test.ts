@@ -1,7 +1,8 @@
 // Recipients: issue one and bulk, fields, validation, update/delete/send, lookups,
 // the mail rule and the public viewer.
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { Api, eventually } from '@certificate-service/sandbox/testing';
+import { Api } from '@certificate-service/sandbox/testing';
+import { until } from '../support/until';
 
 let sb: Sandbox;
 let api: Api;
@@ -31,10 +32,10 @@ async function count(batchId: string): Promise<number> {
 }
 
 async function settled(batchId: string, id: string) {
-  return eventually(async () => {
+  return until(`certificate ${id} to leave 'queued'`, async () => {
     const r = (await api.get(`/batches/${batchId}/recipients/${id}`)).body;
     return r.emailStatus === 'queued' ? null : r;
-  });
+  }, 3_000, 10);
 }
 
 describe('issue one', () => {

@@ -91,18 +91,26 @@ export async function deliverUntilSettled(attempt: () => Promise<Attempt>, pause
   }
 }
 
+/** Whether n8n is done with an execution (its status is no longer new, running or waiting). */
+export function hasEnded(execution: { status: string }): boolean {
+  return !['new', 'running', 'waiting'].includes(execution.status);
+}
+
 /**
  * n8n's executions once they held still for `stillMs` with none pending (n8n lists an execution a
- * moment after it answered the call that started it), or at the deadline.
+ * moment after it answered the call that started it), or at the deadline; with `failAtDeadline`,
+ * the deadline throws instead.
  */
-export async function settledExecutions<E extends { id: unknown; status: string }>(list: () => Promise<E[]>, stillMs: number, deadlineMs: number): Promise<E[]> {
+export async function settledExecutions<E extends { id: unknown; status: string }>(list: () => Promise<E[]>, stillMs: number, deadlineMs: number, failAtDeadline = false): Promise<E[]> {
   let last = '';
   let since = Date.now();
   for (const deadline = Date.now() + deadlineMs; ; ) {
     const all = await list();
     const now = all.map((e) => `${String(e.id)}:${e.status}`).join(',');
-    if (now !== last || all.some((e) => ['new', 'running', 'waiting'].includes(e.status))) [last, since] = [now, Date.now()];
-    else if (Date.now() - since >= stillMs || Date.now() > deadline) return all;
+    const atDeadline = Date.now() > deadline;
+    if (atDeadline && failAtDeadline) throw new Error(`the executions did not settle in ${deadlineMs} ms`);
+    if (now !== last || all.some((e) => !hasEnded(e))) [last, since] = [now, Date.now()];
+    else if (Date.now() - since >= stillMs || atDeadline) return all;
     await new Promise((r) => setTimeout(r, 250));
   }
 }

@@ -9,3 +9,11 @@ export function newestMtime(p: string): number {
   for (const entry of fs.readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, entry)));
   return newest;
 }
+
+/** `text` with the block from `begin` to `end` (the markers included) replaced by `block`; throws, naming `file`, when the markers are missing. */
+export function replaceMarkedBlock(text: string, begin: string, end: string, block: string, file: string): string {
+  const start = text.indexOf(begin);
+  const stop = text.indexOf(end);
+  if (start < 0 || stop < start) throw new Error(`${file} has no ${begin} … ${end} block`);
+  return text.slice(0, start) + block + text.slice(stop + end.length);
+}

@@ -1,5 +1,7 @@
 // Processes by PID, read from /proc (Linux only): to find and stop what a test started.
 import * as fs from 'node:fs';
+import { answers } from './net';
+import { until } from './until';
 
 /**
  * PIDs of the live processes whose environment contains `marker` (e.g.
@@ -65,5 +67,22 @@ function readStat(pid: number): { state: string; ppid: number } | undefined {
     return { state, ppid: Number(ppid) };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * SIGTERMs `pid` (what `kill <pid>` does) and waits until nothing answers on `port` and every
+ * process of its tree (as it was before the kill) has ended; returns that tree. What is left
+ * when a wait fails is SIGKILLed.
+ */
+export async function sigtermStops(pid: number, port: number): Promise<number[]> {
+  const tree = withDescendants([pid]);
+  try {
+    process.kill(pid, 'SIGTERM');
+    await until('the port to close', async () => !(await answers(port)), 10_000);
+    await until('every process of the tree to end', () => alive(tree).length === 0, 10_000);
+    return tree;
+  } finally {
+    for (const p of alive(tree)) process.kill(p, 'SIGKILL');
   }
 }

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { replaceMarkedBlock } from '../support/files';
 
 const ROOT = path.resolve(__dirname, '../..');
 export const MEASUREMENT = path.join(__dirname, 'unit.json');
@@ -41,10 +42,7 @@ export function unitBlock(m: Measurement | undefined): string {
 
 /** The file's text with its block replaced by `block`; throws when the markers are missing. */
 export function withBlock(text: string, block: string, file: string): string {
-  const start = text.indexOf(BEGIN);
-  const end = text.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`${file} has no ${BEGIN} … ${END} block`);
-  return text.slice(0, start) + block + text.slice(end + END.length);
+  return replaceMarkedBlock(text, BEGIN, END, block, file);
 }
 
 export function readMeasurement(): Measurement | undefined {

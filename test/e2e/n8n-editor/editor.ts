@@ -5,6 +5,7 @@
  * the plain `.parameter-input-list-wrapper` and Element Plus's `.el-notification`).
  */
 import type { Locator, Page } from 'playwright-core';
+import { until } from '../../support/until';
 
 /** Opens an empty workflow on the canvas. */
 export async function openNewWorkflow(page: Page, n8nBaseUrl: string): Promise<void> {
@@ -70,12 +71,11 @@ export async function visibleParameterLabels(page: Page): Promise<string[]> {
 
 /** Polls `read` until it returns `want` (as JSON) or the time is up; returns the last value. */
 export async function settle<T>(read: () => Promise<T>, want: T, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (JSON.stringify(last) !== JSON.stringify(want) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
+  let last!: T;
+  await until('the value wanted', async () => {
     last = await read();
-  }
+    return JSON.stringify(last) === JSON.stringify(want);
+  }, timeoutMs, 200).catch(() => undefined); // the caller's expect shows what it was
   return last;
 }
 

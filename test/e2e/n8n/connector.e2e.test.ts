@@ -9,14 +9,14 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createClient, signPayload, type CertificateServiceClient } from '@certificate-service/sdk';
-import { deliveryHeaders } from '../../support/deliver';
-import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { ensureN8nInstalled, n8nCacheDir, startN8n, type N8nInstance, type RunResult } from './harness';
-import { alive, copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR, processesWithEnv, withDescendants } from './package-setup';
+import { signPayload, type CertificateServiceClient } from '@certificate-service/sdk';
+import { deliveryHeaders, hasEnded } from '../../support/deliver';
+import type { Sandbox } from '@certificate-service/sandbox';
+import { until } from '../../support/until';
+import { startPackageStack, type N8nInstance, type PackageStack, type RunResult, type WorkflowJson } from './harness';
+import { alive, processesWithEnv, withDescendants } from './package-setup';
+import { ACTION, actionNode, chain, manualTrigger, manualWorkflow, TRIGGER, verifiedItems, verifyWorkflow } from './workflows';
 
-const ACTION = 'CUSTOM.certificateService';
-const TRIGGER = 'CUSTOM.certificateServiceTrigger';
 const BULK_ROUTE = 'POST /batches/:id/recipients/bulk';
 const SINGLE_ISSUE_ROUTE = 'POST /batches/:id/recipients';
 const LIST_RECIPIENTS_ROUTE = 'GET /batches/:id/recipients';
@@ -49,23 +49,15 @@ type Node = Record<string, unknown> & { name: string };
 
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
-function manualTrigger(): Node {
-  return { id: randomUUID(), name: 'Manual', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
-}
-
-/** Each node feeds the next one (first output to first input). */
-function chain(...nodes: Node[]): Record<string, unknown> {
-  const connections: Record<string, unknown> = {};
-  for (let i = 0; i < nodes.length - 1; i++) {
-    connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
-  }
-  return connections;
+/** A Code node (after the Manual Trigger) that outputs the items `jsCode` returns. */
+function codeNode(name: string, jsCode: string): Node {
+  return { id: randomUUID(), name, type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode } };
 }
 
 describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
+  let stack: PackageStack | undefined;
   let sb: Sandbox | undefined;
   let n8n: N8nInstance | undefined;
-  let extDir: string | undefined;
   let credential: { id: string; name: string };
   let core: CertificateServiceClient;
 
@@ -78,26 +70,16 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
   let productionUrl = '';
   const triggerExecutionsSeen = new Set<string>();
 
-  function serviceNode(name: string, parameters: Record<string, unknown>, x: number, y = 0): Node {
-    return {
-      id: randomUUID(),
-      name,
-      type: ACTION,
-      typeVersion: 1,
-      position: [x, y],
-      parameters,
-      credentials: { certificateServiceApi: credential },
-    };
-  }
+  const serviceNode = (name: string, parameters: Record<string, unknown>, x: number): Node => actionNode(name, parameters, credential, x);
 
   /** Creates a Manual Trigger → ...nodes workflow and runs it like the editor does. */
   async function runChain(name: string, ...nodes: Node[]): Promise<RunResult> {
-    const all = [manualTrigger(), ...nodes];
-    return await runWorkflow(name, all, chain(...all));
+    return await runWorkflow(manualWorkflow(name, ...nodes));
   }
 
-  async function runWorkflow(name: string, nodes: Node[], connections: Record<string, unknown>): Promise<RunResult> {
-    const wf = await n8n!.createWorkflow({ name, nodes, connections });
+  async function runWorkflow(workflow: WorkflowJson): Promise<RunResult> {
+    const { name } = workflow;
+    const wf = await n8n!.createWorkflow(workflow);
     const run = await n8n!.runWorkflow(wf.id);
     if (run.status !== 'success') {
       throw new Error(`workflow "${name}" ended ${run.status}: ${run.error}\n${JSON.stringify(run.execution?.data?.resultData?.error ?? {}, null, 2).slice(0, 2000)}`);
@@ -115,16 +97,12 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
 
   /** Waits until `count` new executions exist and have finished; marks them as seen. */
   async function waitForNewTriggerExecutions(count: number, timeoutMs = 15_000): Promise<any[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const fresh = await newTriggerExecutions();
-      if (fresh.length >= count && fresh.every((e) => !['new', 'running', 'waiting'].includes(e.status))) {
-        for (const e of fresh) triggerExecutionsSeen.add(String(e.id));
-        return fresh;
-      }
-      if (Date.now() > deadline) throw new Error(`expected ${count} new trigger execution(s), saw ${fresh.length}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const fresh = await until(`${count} new ended trigger execution(s)`, async () => {
+      const all = await newTriggerExecutions();
+      return all.length >= count && all.every(hasEnded) && all;
+    }, timeoutMs, 100);
+    for (const e of fresh) triggerExecutionsSeen.add(String(e.id));
+    return fresh;
   }
 
   /**
@@ -148,24 +126,14 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
     execution.data.resultData.runData['Certificate Service Trigger'][0].data.main[0].map((i: any) => i.json);
 
   beforeAll(async () => {
-    const installed = fs.existsSync(path.join(n8nCacheDir(), '.installed-ok'));
-    await timed(installed ? 'n8n install (cached)' : 'n8n install', () => ensureN8nInstalled());
-    const buildStart = performance.now();
-    const built = ensurePackageBuilt(); // only when n8n/dist is missing or stale
-    timings[built ? 'n8n package build' : 'n8n package build (up to date, skipped)'] = Math.round(performance.now() - buildStart);
-    // A copy outside the repo, so require('n8n-workflow') resolves to n8n's own copy.
-    extDir = await timed('copy package to extensions dir', () => copyPackageToExtensionsDir(PACKAGE_DIR));
-    sb = await timed('sandbox start', () => createSandbox({ rateLimit: false, timeScale: 0.001, mailDelayMs: 5 }));
-    core = createClient({ baseUrl: sb.baseUrl, apiKey: sb.apiKey });
-    n8n = await timed('n8n start', () => startN8n({ customExtensionsDir: extDir! }));
+    stack = await startPackageStack({ rateLimit: false, timeScale: 0.001, mailDelayMs: 5 }, timed);
+    ({ sb, n8n, core } = stack);
   }, 15 * 60_000);
 
   afterAll(async () => {
     try {
-      await n8n?.stop();
+      await stack?.stop();
     } finally {
-      await sb?.close();
-      if (extDir) fs.rmSync(extDir, { recursive: true, force: true });
       const report = { n8nVersion: '2.41.1', at: new Date().toISOString(), timingsMs: timings, results };
       console.log(`n8n e2e timings (ms):\n${Object.entries(timings).map(([k, v]) => `  ${k.padEnd(44)} ${v}`).join('\n')}`);
       try {
@@ -226,16 +194,10 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
   it(`issues ${ISSUE_COUNT} certificates with exactly 3 bulk calls, output in input order`, async () => {
     await timed(`action: issue ${ISSUE_COUNT} (bulk)`, async () => {
       sb!.controls.resetCounters();
-      const code: Node = {
-        id: randomUUID(),
-        name: 'Recipients',
-        type: 'n8n-nodes-base.code',
-        typeVersion: 2,
-        position: [200, 0],
-        parameters: {
-          jsCode: `return Array.from({ length: ${ISSUE_COUNT} }, (_, i) => ({ json: { n: i, name: 'Recipient ' + i, email: 'r' + i + '@example.com', course: 'Course ' + (i % 7) } }));`,
-        },
-      };
+      const code = codeNode(
+        'Recipients',
+        `return Array.from({ length: ${ISSUE_COUNT} }, (_, i) => ({ json: { n: i, name: 'Recipient ' + i, email: 'r' + i + '@example.com', course: 'Course ' + (i % 7) } }));`,
+      );
       const issue = serviceNode(
         'Issue',
         {
@@ -284,14 +246,7 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
         sb!.controls.resetCounters();
         sb!.controls.setListShape(shape);
         try {
-          const code: Node = {
-            id: randomUUID(),
-            name: 'Recipients',
-            type: 'n8n-nodes-base.code',
-            typeVersion: 2,
-            position: [200, 0],
-            parameters: { jsCode: `return [0, 1, ${ISSUE_COUNT + 7}].map((i) => ({ json: { name: 'Recipient ' + i, email: 'r' + i + '@example.com' } }));` },
-          };
+          const code = codeNode('Recipients', `return [0, 1, ${ISSUE_COUNT + 7}].map((i) => ({ json: { name: 'Recipient ' + i, email: 'r' + i + '@example.com' } }));`);
           const issue = {
             ...serviceNode('Issue', { resource: 'certificate', operation: 'issue', batch: byId(batchId), name: '={{ $json.name }}', email: '={{ $json.email }}', options: {} }, 400),
             onError: 'continueRegularOutput',
@@ -340,8 +295,10 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
       const designs = serviceNode('All Designs', { resource: 'design', operation: 'getMany', returnAll: true }, 400);
       // Both straight after the Manual Trigger, so each runs for its one (empty) input item.
       const manual = manualTrigger();
-      const run = await runWorkflow('e2e: get many', [manual, certificates, designs], {
-        [manual.name]: { main: [[{ node: certificates.name, type: 'main', index: 0 }, { node: designs.name, type: 'main', index: 0 }]] },
+      const run = await runWorkflow({
+        name: 'e2e: get many',
+        nodes: [manual, certificates, designs],
+        connections: { [manual.name]: { main: [[{ node: certificates.name, type: 'main', index: 0 }, { node: designs.name, type: 'main', index: 0 }]] } },
       });
       const all = run.outputOf('All Certificates');
       expect(all).toHaveLength(ISSUE_COUNT);
@@ -369,14 +326,7 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
         ['completedOn', false],
       ]);
       // Two items: one fills the required column, one leaves it empty (Continue On Fail on).
-      const input: Node = {
-        id: randomUUID(),
-        name: 'Learners',
-        type: 'n8n-nodes-base.code',
-        typeVersion: 2,
-        position: [200, 0],
-        parameters: { jsCode: "return [{ json: { email: 'v1@example.com', course: 'Welding', completedOn: '2026-11-25' } }, { json: { email: 'v2@example.com', course: '' } }];" },
-      };
+      const input = codeNode('Learners', "return [{ json: { email: 'v1@example.com', course: 'Welding', completedOn: '2026-11-25' } }, { json: { email: 'v2@example.com', course: '' } }];");
       const issue: Node = {
         ...serviceNode('Issue With Variables', {
           resource: 'certificate',
@@ -572,33 +522,14 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
       const url = `${n8n!.baseUrl}/webhook/${path}`;
       // As the README says: subscribe the Webhook node's production URL, keep the secret (shown once).
       const subscription = await core.createSubscription({ url, events: ['certificate.issued'] });
-      const webhook: Node = {
-        id: randomUUID(),
-        name: 'Webhook',
-        type: 'n8n-nodes-base.webhook',
-        typeVersion: 2,
-        position: [0, 0],
-        webhookId: randomUUID(),
-        parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: { rawBody: true } },
-      };
-      const verify = serviceNode('Verify', { resource: 'delivery', operation: 'verify', signingSecret: subscription.secret, rawBodyProperty: 'data', options: {} }, 200);
-      const wf = await n8n!.createWorkflow({ name: 'e2e: verify delivery', nodes: [webhook, verify], connections: chain(webhook, verify) });
+      const wf = await n8n!.createWorkflow(verifyWorkflow('e2e: verify delivery', path, subscription.secret!, credential));
       await n8n!.publish(wf.id);
-      const verifiedItems = async (want: number) => {
-        const deadline = Date.now() + 20_000;
-        for (;;) {
-          const runs = await n8n!.executions(wf.id);
-          const done = runs.filter((e) => !['new', 'running', 'waiting'].includes(e.status));
-          if (done.length >= want) return { runs: done, items: done.flatMap((e) => e.data.resultData.runData.Verify?.[0]?.data?.main?.[0] ?? []).map((i: any) => i.json) };
-          if (Date.now() > deadline) throw new Error(`expected ${want} executions of the verify workflow, saw ${done.length}`);
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      };
+      const verified = (want: number) => verifiedItems(n8n!, wf.id, want, 20_000);
       try {
         // One delivery, sent twice with the same X-Service-Delivery (the service's at-least-once).
         sb!.controls.setDuplicateDeliveries(2);
         const issuedHere = await core.issueCertificate(batchId, { name: 'Verify Path', email: 'verify.path@example.com' });
-        const first = await verifiedItems(2);
+        const first = await verified(2);
         expect(first.runs.every((e) => e.status === 'success')).toBe(true);
         expect(first.items).toHaveLength(1);
         expect(first.items[0]).toMatchObject({ type: 'certificate.issued', recipientId: issuedHere.id, deliveryId: expect.any(String) });
@@ -607,7 +538,7 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
         const forged = JSON.stringify({ id: 'whe_forged', type: 'certificate.issued', createdAt: new Date().toISOString(), data: issuedHere });
         const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-delivery': 'whd_forged', ...signPayload('wh_sec_not_the_secret', forged) }, body: forged });
         expect(res.status).toBe(200);
-        const after = await verifiedItems(3);
+        const after = await verified(3);
         expect(after.items).toHaveLength(1);
       } finally {
         sb!.controls.setDuplicateDeliveries(1);

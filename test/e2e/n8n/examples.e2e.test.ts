@@ -10,10 +10,11 @@ import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { createClient, type CertificateServiceClient } from '@certificate-service/sdk';
-import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { ensureN8nInstalled, startN8n, type N8nInstance, type WorkflowJson } from './harness';
-import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './package-setup';
+import type { CertificateServiceClient } from '@certificate-service/sdk';
+import type { Sandbox } from '@certificate-service/sandbox';
+import { until } from '../../support/until';
+import { startPackageStack, type N8nInstance, type PackageStack, type WorkflowJson } from './harness';
+import { PACKAGE_DIR } from './package-setup';
 
 jest.setTimeout(120_000);
 
@@ -23,9 +24,9 @@ const PACKAGE_PREFIX = 'n8n-nodes-certificate-service.';
 type Node = Record<string, any> & { name: string; type: string; parameters: Record<string, any> };
 
 describe('n8n/examples in a real n8n 2.41.1', () => {
+	let stack: PackageStack | undefined;
 	let sb: Sandbox | undefined;
 	let n8n: N8nInstance | undefined;
-	let extDir: string | undefined;
 	let slack: Server | undefined;
 	const slackMessages: Array<{ text?: string }> = [];
 	let slackUrl = '';
@@ -51,11 +52,8 @@ describe('n8n/examples in a real n8n 2.41.1', () => {
 	}
 
 	beforeAll(async () => {
-		ensureN8nInstalled();
-		ensurePackageBuilt();
-		extDir = copyPackageToExtensionsDir(PACKAGE_DIR);
-		sb = (await createSandbox({ rateLimit: false, timeScale: 0.001, mailDelayMs: 5 })) as Sandbox;
-		core = createClient({ baseUrl: sb.baseUrl, apiKey: sb.apiKey });
+		stack = await startPackageStack({ rateLimit: false, timeScale: 0.001, mailDelayMs: 5 });
+		({ sb, n8n, core } = stack);
 		batchId = (await core.createBatch({ title: 'Examples', designId: 'design_classic' })).id;
 		slack = createServer((req, res) => {
 			let body = '';
@@ -67,16 +65,13 @@ describe('n8n/examples in a real n8n 2.41.1', () => {
 		});
 		await new Promise<void>((resolve) => slack!.listen(0, '127.0.0.1', resolve));
 		slackUrl = `http://127.0.0.1:${(slack.address() as AddressInfo).port}/services/T0/B0/example`;
-		n8n = await startN8n({ customExtensionsDir: extDir });
 	}, 15 * 60_000);
 
 	afterAll(async () => {
 		try {
-			await n8n?.stop();
+			await stack?.stop();
 		} finally {
-			await sb?.close();
 			await new Promise((resolve) => (slack ? slack.close(resolve) : resolve(undefined)));
-			if (extDir) fs.rmSync(extDir, { recursive: true, force: true });
 		}
 	}, 60_000);
 
@@ -169,8 +164,7 @@ describe('n8n/examples in a real n8n 2.41.1', () => {
 		const recipient = await core.issueCertificate(batchId, { name: 'Slack Person', email: 'slack@example.com', data: { course: 'Chat' } });
 		// the sandbox signs and delivers certificate.issued to n8n's production URL
 		await sb!.controls.waitForDeliveries((log) => log.some((d) => d.type === 'certificate.issued' && d.outcome === 'succeeded'), 10_000);
-		const deadline = Date.now() + 15_000;
-		while (slackMessages.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+		await until('the workflow\'s Slack message', () => slackMessages.length > 0, 15_000, 100);
 		expect(slackMessages).toEqual([
 			{ text: `Certificate ${recipient.certificateId} was issued to Slack Person (slack@example.com): ${recipient.certUrl}` },
 		]);

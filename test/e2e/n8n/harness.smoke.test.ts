@@ -5,7 +5,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { until } from '../../support/until';
 import { ensureN8nInstalled, startN8n, type N8nInstance } from './harness';
+import { manualWorkflow } from './workflows';
 
 jest.setTimeout(120_000);
 
@@ -67,11 +69,10 @@ describe('n8n e2e harness (built-in nodes)', () => {
     expect(await res.json()).toEqual([{ greeting: 'hello n8n' }]);
 
     // The execution is saved right after the response; poll briefly.
-    let executions: any[] = [];
-    for (let i = 0; i < 50 && executions.length === 0; i++) {
-      executions = (await inst.executions(wf.id)).filter((e) => e.finished);
-      if (executions.length === 0) await new Promise((r) => setTimeout(r, 100));
-    }
+    const executions = await until('the finished execution', async () => {
+      const finished = (await inst.executions(wf.id)).filter((e) => e.finished);
+      return finished.length > 0 && finished;
+    }, 5_000, 100);
     expect(executions).toHaveLength(1);
     expect(executions[0].mode).toBe('webhook');
     expect(executions[0].status).toBe('success');
@@ -85,14 +86,7 @@ describe('n8n e2e harness (built-in nodes)', () => {
 
   it('runs a manual-trigger workflow and returns its output items', async () => {
     const inst = n8n!;
-    const wf = await inst.createWorkflow({
-      name: 'smoke manual',
-      nodes: [
-        { id: 'mt', name: 'Manual', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-        set('hello', 'world'),
-      ],
-      connections: { Manual: { main: [[{ node: 'Set', type: 'main', index: 0 }]] } },
-    });
+    const wf = await inst.createWorkflow(manualWorkflow('smoke manual', set('hello', 'world')));
 
     const run = await inst.runWorkflow(wf.id);
     expect(run.status).toBe('success');
@@ -108,21 +102,9 @@ describe('n8n e2e harness (built-in nodes)', () => {
 
   it('reports a failing manual run with its error', async () => {
     const inst = n8n!;
-    const wf = await inst.createWorkflow({
-      name: 'smoke error',
-      nodes: [
-        { id: 'mt', name: 'Manual', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-        {
-          id: 'se',
-          name: 'Fail',
-          type: 'n8n-nodes-base.stopAndError',
-          typeVersion: 1,
-          position: [200, 0],
-          parameters: { errorMessage: 'boom from smoke test' },
-        },
-      ],
-      connections: { Manual: { main: [[{ node: 'Fail', type: 'main', index: 0 }]] } },
-    });
+    const wf = await inst.createWorkflow(
+      manualWorkflow('smoke error', { id: 'se', name: 'Fail', type: 'n8n-nodes-base.stopAndError', typeVersion: 1, position: [200, 0], parameters: { errorMessage: 'boom from smoke test' } }),
+    );
 
     const run = await inst.runWorkflow(wf.id);
     expect(run.status).toBe('error');

@@ -11,8 +11,12 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createClient, type CertificateServiceClient } from '@certificate-service/sdk';
+import { createSandbox, type Sandbox, type SandboxOptions } from '@certificate-service/sandbox';
+import { hasEnded } from '../../support/deliver';
 import { freePort } from '../../support/net';
 import { until } from '../../support/until';
+import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './package-setup';
 
 export const N8N_VERSION = '2.41.1';
 const INSTALL_SCRIPT = path.join(__dirname, 'install-n8n.sh');
@@ -42,20 +46,6 @@ export function ensureN8nInstalled(opts: { quiet?: boolean; verify?: boolean } =
     throw new Error(`install-n8n.sh failed (status ${res.status}, ${res.error?.message ?? ''}):\n${detail}`);
   }
   return dir;
-}
-
-export interface StartOptions {
-  /** Folder n8n scans for custom nodes (N8N_CUSTOM_EXTENSIONS); node types load as CUSTOM.<name>. '' for none. */
-  customExtensionsDir: string;
-  /** n8n's user folder (N8N_USER_FOLDER; n8n keeps its data in `<it>/.n8n`); a fresh temp folder by default. Deleted by stop(). */
-  userFolder?: string;
-  port?: number;
-  /** Extra/overriding env vars for the n8n process. */
-  env?: Record<string, string>;
-  /** Max wait for n8n to become ready (default 120 s). */
-  startTimeoutMs?: number;
-  /** A command that runs n8n, given the n8n arguments (e.g. `['bash', 'test/e2e/n8n/n8n.sh']`), instead of the cache's Node and n8n directly. */
-  launcher?: string[];
 }
 
 export interface RunResult {
@@ -126,14 +116,22 @@ export interface ProcessOptions {
   command: N8nCommand;
   /** Extra CLI arguments, e.g. `--concurrency=4` for a worker. */
   args?: string[];
+  /** Folder n8n scans for custom nodes (N8N_CUSTOM_EXTENSIONS); node types load as CUSTOM.<name>. '' for none. */
   customExtensionsDir: string;
+  /** n8n's user folder (N8N_USER_FOLDER; n8n keeps its data in `<it>/.n8n`); a fresh temp folder by default. Deleted by stop(). */
   userFolder?: string;
   /** HTTP port: the UI/API (start), the webhook server (webhook) or the health server (worker). */
   port?: number;
+  /** Extra/overriding env vars for the n8n process. */
   env?: Record<string, string>;
+  /** Max wait for n8n to become ready (default 120 s). */
   startTimeoutMs?: number;
+  /** A command that runs n8n, given the n8n arguments (e.g. `['bash', 'test/e2e/n8n/n8n.sh']`), instead of the cache's Node and n8n directly. */
   launcher?: string[];
 }
+
+/** What startN8n takes: the main process's options. */
+export type StartOptions = Omit<ProcessOptions, 'command' | 'args'>;
 
 /** One n8n process in its own process group (so stop() also ends its task runners). */
 export interface N8nProcess {
@@ -292,11 +290,13 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     if (kind === 'api') headers['x-n8n-api-key'] = instance.apiKey;
     else if (cookie) headers.cookie = cookie;
     const url = `${baseUrl}/${kind === 'api' ? 'api/v1' : 'rest'}${p}`;
-    const res = await fetch(url, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(60_000),
+    const send = () => fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+    const res = await send().catch((e: Error & { cause?: { code?: string } }) => {
+      // A kept-alive connection that n8n closed while it sat idle (n8n's keep-alive timeout is 5 s;
+      // a test that blocks the event loop, as trigger-pending's SQLite calibration does, keeps
+      // undici from retiring it first) fails before n8n read the request. Only a GET is sent again.
+      if (method !== 'GET' || e.cause?.code !== 'UND_ERR_SOCKET') throw e;
+      return send();
     });
     const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
     if (setCookie) cookie = setCookie.split(';')[0]; // n8n may refresh the session cookie
@@ -382,7 +382,7 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
       await until(`execution ${executionId} to finish`, async () => {
         if (exited()) throw new Error(exited());
         execution = await request('api', 'GET', `/executions/${executionId}?includeData=true`).catch(() => undefined);
-        return !!execution && !['new', 'running', 'waiting'].includes(execution.status);
+        return !!execution && hasEnded(execution);
       }, timeoutMs, 100).catch((e: Error) => {
         throw fail(e.message);
       });
@@ -415,6 +415,97 @@ export async function startN8n(opts: StartOptions): Promise<N8nInstance> {
     await stop();
     throw err;
   }
+}
+
+export interface ExecutionPagesOptions {
+  /** Stop at the first execution with this id or a lower one (0: every execution). */
+  sinceId?: number;
+  includeData?: boolean;
+  /** Wraps each page's GET (P9 retries it while n8n is flooded). */
+  read?: <T>(get: () => Promise<T>) => Promise<T>;
+}
+
+/** A workflow's executions from the public API, newest first, page after page (250 a page). */
+export async function executionPages(n8n: N8nInstance, workflowId: string, opts: ExecutionPagesOptions = {}): Promise<any[]> {
+  const { sinceId = 0, includeData = false, read = (get) => get() } = opts;
+  const out: any[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const q = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250', ...(cursor ? { cursor } : {}) });
+    const page = await read(() => n8n.api<{ data: any[]; nextCursor?: string | null }>('GET', `/executions?${q}`));
+    for (const e of page.data) {
+      if (Number(e.id) <= sinceId) return out;
+      out.push(e);
+    }
+    if (!page.nextCursor || page.data.length === 0) return out;
+    cursor = page.nextCursor;
+  }
+}
+
+/** Executions of a workflow newer than `sinceId`, newest first, without their data. */
+export async function newExecutions(n8n: N8nInstance, workflowId: string, sinceId: number): Promise<Array<{ id: number; status: string; startedAt: string; stoppedAt: string | null }>> {
+  const all = await executionPages(n8n, workflowId, { sinceId });
+  return all.map((e) => ({ id: Number(e.id), status: e.status, startedAt: e.startedAt, stoppedAt: e.stoppedAt }));
+}
+
+/** Runs one setup step; connector.e2e passes one that times it. */
+export type Step = <T>(name: string, run: () => T | Promise<T>) => Promise<T>;
+
+/** What a suite of our package runs against. */
+export interface PackageStack {
+  /** The local service, seeded (its demo workspace and key). */
+  sb: Sandbox;
+  /** An SDK client of the sandbox's demo workspace. */
+  core: CertificateServiceClient;
+  /** A real n8n with our built package loaded from a copy outside the repo (node types CUSTOM.<name>). */
+  n8n: N8nInstance;
+  /** Saves a credential for the sandbox's demo key (base URL: the bare origin, as users enter it); returns what a node's credentials hold. */
+  credential(name?: string): Promise<{ id: string; name: string }>;
+  /** Stops n8n, closes the sandbox and deletes the package copy (each even when one before it fails). */
+  stop(): Promise<void>;
+}
+
+/**
+ * n8n installed, our package built (when stale) and copied out of the repo (package-setup.ts
+ * says why), a sandbox with `sandbox` options, and n8n started with the package: what every
+ * e2e suite of the package starts from. Whatever started is stopped again if a later step fails.
+ */
+export async function startPackageStack(sandbox: SandboxOptions & { seed?: true } = {}, step: Step = async (_name, run) => run()): Promise<PackageStack> {
+  const installed = fs.existsSync(path.join(n8nCacheDir(), '.installed-ok'));
+  await step(installed ? 'n8n install (cached)' : 'n8n install', () => ensureN8nInstalled());
+  await step('n8n package build (when stale)', () => ensurePackageBuilt());
+  const extDir = await step('copy package to extensions dir', () => copyPackageToExtensionsDir(PACKAGE_DIR));
+  let sb: Sandbox | undefined;
+  let n8n: N8nInstance | undefined;
+  const stop = async () => {
+    try {
+      await n8n?.stop();
+    } finally {
+      try {
+        await sb?.close();
+      } finally {
+        fs.rmSync(extDir, { recursive: true, force: true });
+      }
+    }
+  };
+  try {
+    sb = await step('sandbox start', () => createSandbox(sandbox));
+    n8n = await step('n8n start', () => startN8n({ customExtensionsDir: extDir }));
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  const [service, host] = [sb, n8n];
+  return {
+    sb: service,
+    n8n: host,
+    core: createClient({ baseUrl: service.baseUrl, apiKey: service.apiKey }),
+    async credential(name = 'Certificate Service (sandbox)') {
+      const { id } = await host.createCredential('certificateServiceApi', name, { apiKey: service.apiKey, baseUrl: service.url });
+      return { id, name };
+    },
+    stop,
+  };
 }
 
 /** The env that makes n8n local, quiet and offline. Exported so the report/README can show it. */

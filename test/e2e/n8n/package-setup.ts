@@ -10,6 +10,9 @@ import { newestMtime } from '../../support/files';
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 export const PACKAGE_DIR = path.join(REPO_ROOT, 'n8n');
 
+/** The community package's package.json, as it is on disk now. */
+export const packageJson = (): Record<string, any> => JSON.parse(fs.readFileSync(path.join(PACKAGE_DIR, 'package.json'), 'utf8'));
+
 /**
  * Builds the community package (`npm run build -w n8n`) when n8n/dist is missing or older than
  * its sources (as test/n8n/package.test.ts does), so parallel test files that read dist are

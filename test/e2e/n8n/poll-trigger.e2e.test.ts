@@ -9,11 +9,11 @@
  * Takes 3-5 minutes: each step waits for n8n's next poll.
  */
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
-import { createClient, type CertificateServiceClient } from '@certificate-service/sdk';
-import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { ensureN8nInstalled, startN8n, type N8nInstance } from './harness';
-import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './package-setup';
+import type { CertificateServiceClient } from '@certificate-service/sdk';
+import type { Sandbox } from '@certificate-service/sandbox';
+import { hasEnded } from '../../support/deliver';
+import { until } from '../../support/until';
+import { startPackageStack, type N8nInstance, type PackageStack } from './harness';
 
 const POLL = 'CUSTOM.certificateServicePollTrigger';
 const LIST_ROUTE = 'GET /batches/:id/recipients';
@@ -23,9 +23,9 @@ const POLL_WAIT_MS = 130_000;
 jest.setTimeout(10 * 60_000);
 
 describe('Certificate Service Poll Trigger in a real n8n 2.41.1', () => {
+	let stack: PackageStack;
 	let sb: Sandbox;
 	let n8n: N8nInstance;
-	let extDir: string;
 	let core: CertificateServiceClient;
 	let batchId = '';
 	let workflowId = '';
@@ -38,23 +38,21 @@ describe('Certificate Service Poll Trigger in a real n8n 2.41.1', () => {
 
 	/** Waits until the new executions hold `count` items in all; returns those items (newest first per execution). */
 	async function waitForItems(count: number, timeoutMs = POLL_WAIT_MS): Promise<Record<string, unknown>[]> {
-		const deadline = Date.now() + timeoutMs;
 		const items: Record<string, unknown>[] = [];
-		for (;;) {
+		await until(`${count} new item(s) from the poll trigger`, async () => {
 			const all = await n8n.executions(workflowId);
-			const fresh = all.filter((e: any) => !seenExecutions.has(String(e.id)) && !['new', 'running', 'waiting'].includes(e.status));
+			const fresh = all.filter((e: any) => !seenExecutions.has(String(e.id)) && hasEnded(e));
 			for (const e of fresh.reverse()) {
 				expect(e.status).toBe('success');
 				seenExecutions.add(String(e.id));
 				items.push(...triggerItems(e));
 			}
-			if (items.length >= count) {
-				emitted.push(...items.map((i) => String(i.recipientId)));
-				return items;
-			}
-			if (Date.now() > deadline) throw new Error(`expected ${count} new item(s) from the poll trigger, saw ${items.length}\n${n8n.logs().slice(-3000)}`);
-			await new Promise((r) => setTimeout(r, 500));
-		}
+			return items.length >= count;
+		}, timeoutMs, 500).catch((e: Error) => {
+			throw new Error(`${e.message}: saw ${items.length}\n${n8n.logs().slice(-3000)}`);
+		});
+		emitted.push(...items.map((i) => String(i.recipientId)));
+		return items;
 	}
 
 	async function issue(n: number, tag: string): Promise<string[]> {
@@ -64,25 +62,13 @@ describe('Certificate Service Poll Trigger in a real n8n 2.41.1', () => {
 	}
 
 	beforeAll(async () => {
-		ensureN8nInstalled();
-		ensurePackageBuilt();
-		extDir = copyPackageToExtensionsDir(PACKAGE_DIR);
-		sb = await createSandbox({ rateLimit: false });
-		core = createClient({ baseUrl: sb.baseUrl, apiKey: sb.apiKey });
-		n8n = await startN8n({ customExtensionsDir: extDir });
-		const created = await n8n.createCredential('certificateServiceApi', 'Certificate Service (sandbox)', { apiKey: sb.apiKey, baseUrl: sb.url });
-		credential = { id: created.id, name: 'Certificate Service (sandbox)' };
+		stack = await startPackageStack({ rateLimit: false });
+		({ sb, n8n, core } = stack);
+		credential = await stack.credential();
 		batchId = (await core.createBatch({ title: 'Poll e2e', designId: 'design_classic' })).id;
 	}, 15 * 60_000);
 
-	afterAll(async () => {
-		try {
-			await n8n?.stop();
-		} finally {
-			await sb?.close();
-			if (extDir) fs.rmSync(extDir, { recursive: true, force: true });
-		}
-	}, 60_000);
+	afterAll(() => stack?.stop(), 60_000);
 
 	it("a manual run (n8n's test path) shows the newest certificates and saves no position", async () => {
 		const before = await issue(4, 'before');

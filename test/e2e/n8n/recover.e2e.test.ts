@@ -6,78 +6,35 @@
  * each missed event once and none that ran before; a second recover outputs nothing.
  */
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
-import { createClient, type CertificateServiceClient } from '@certificate-service/sdk';
-import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { ensureBuilt } from '../../support/built';
 import { runCli } from '../../support/cli';
-import { ensureN8nInstalled, startN8n, type N8nInstance } from './harness';
-import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './package-setup';
+import { startPackageStack, type PackageStack } from './harness';
+import { verifiedItems, verifyWorkflow } from './workflows';
 
 jest.setTimeout(180_000);
 
 describe('recovery into n8n: Webhook → Delivery: Verify', () => {
-  let sb: Sandbox;
-  let n8n: N8nInstance;
-  let extDir = '';
-  let core: CertificateServiceClient;
+  let stack: PackageStack;
 
   beforeAll(async () => {
-    ensureN8nInstalled();
-    ensurePackageBuilt();
     await ensureBuilt();
-    extDir = copyPackageToExtensionsDir(PACKAGE_DIR);
-    sb = await createSandbox({ rateLimit: false, timeScale: 0.00001, mailDelayMs: 1 });
-    core = createClient({ baseUrl: sb.baseUrl, apiKey: sb.apiKey });
-    n8n = await startN8n({ customExtensionsDir: extDir });
+    stack = await startPackageStack({ rateLimit: false, timeScale: 0.00001, mailDelayMs: 1 });
   }, 15 * 60_000);
 
-  afterAll(async () => {
-    try {
-      await n8n?.stop();
-    } finally {
-      await sb?.close();
-      if (extDir) fs.rmSync(extDir, { recursive: true, force: true });
-    }
-  });
+  afterAll(() => stack?.stop());
 
   it('each missed event executes once; none from before the outage; a second recover executes nothing', async () => {
+    const { sb, n8n, core } = stack;
     const hookPath = randomUUID();
     const url = `${n8n.baseUrl}/webhook/${hookPath}`;
     const sub = await core.createSubscription({ url, events: ['certificate.issued', 'certificate.sent', 'certificate.failed'] });
-    const webhook = {
-      id: randomUUID(),
-      name: 'Webhook',
-      type: 'n8n-nodes-base.webhook',
-      typeVersion: 2,
-      position: [0, 0],
-      webhookId: randomUUID(),
-      parameters: { httpMethod: 'POST', path: hookPath, responseMode: 'onReceived', options: { rawBody: true } },
-    };
     // Verify makes no API call, but n8n publishes a node only with its credential set.
-    const cred = await n8n.createCredential('certificateServiceApi', 'cs', { apiKey: sb.apiKey!, baseUrl: sb.baseUrl });
-    const verify = {
-      id: randomUUID(),
-      name: 'Verify',
-      type: 'CUSTOM.certificateService',
-      typeVersion: 1,
-      position: [200, 0],
-      parameters: { resource: 'delivery', operation: 'verify', signingSecret: sub.secret, rawBodyProperty: 'data', options: {} },
-      credentials: { certificateServiceApi: { id: cred.id, name: 'cs' } },
-    };
-    const wf = await n8n.createWorkflow({ name: 'e2e: recover into verify', nodes: [webhook, verify], connections: { Webhook: { main: [[{ node: 'Verify', type: 'main', index: 0 }]] } } });
-    /** `<type> <recipient id>` of every item Verify output, once `want` executions have ended. */
+    const wf = await n8n.createWorkflow(verifyWorkflow('e2e: recover into verify', hookPath, sub.secret!, await stack.credential()));
+    /** `<type> <recipient id>` of every item Verify output, once `want` executions have ended (all successful). */
     const verified = async (want: number) => {
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const runs = (await n8n.executions(wf.id)).filter((e: any) => !['new', 'running', 'waiting'].includes(e.status));
-        if (runs.length >= want) {
-          expect(runs.every((e: any) => e.status === 'success')).toBe(true);
-          return runs.flatMap((e: any) => e.data.resultData.runData.Verify?.[0]?.data?.main?.[0] ?? []).map((i: any) => `${String(i.json.type).slice(12)} ${i.json.recipientId}`);
-        }
-        if (Date.now() > deadline) throw new Error(`expected ${want} executions, saw ${runs.length}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      const { runs, items } = await verifiedItems(n8n, wf.id, want);
+      expect(runs.every((e: any) => e.status === 'success')).toBe(true);
+      return items.map((i) => `${String(i.type).slice(12)} ${i.recipientId}`);
     };
     const ended = (outcome: string, n: number) =>
       sb.controls.waitForDeliveries((log) => log.filter((a) => a.subscriptionId === sub.id && a.outcome === outcome).length >= n, 60_000);

@@ -12,13 +12,11 @@
  * secret), so each copy's timing is under control.
  */
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createClient, type Recipient } from '@certificate-service/sdk';
-import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { ensureN8nInstalled, startN8n, type N8nInstance } from './harness';
-import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './package-setup';
-import { TRIGGER_NAME, triggerWorkflow } from './trigger-workflow';
+import type { Recipient } from '@certificate-service/sdk';
+import type { Sandbox } from '@certificate-service/sandbox';
+import { startPackageStack, type N8nInstance, type PackageStack } from './harness';
+import { TRIGGER_NAME, triggerWorkflow } from './workflows';
 import { deliverUntilSettled, GAVE_UP, N8N_STARTED, postDelivery, settledExecutions } from '../../support/deliver';
 
 jest.setTimeout(180_000);
@@ -30,9 +28,9 @@ const { DatabaseSync } = require('node:sqlite') as typeof import('node:sqlite');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('the instant trigger in a real n8n (one process, SQLite): pending, claimed, released', () => {
+  let stack: PackageStack;
   let sb: Sandbox;
   let n8n: N8nInstance;
-  let extDir: string;
   let db: InstanceType<typeof DatabaseSync>;
   let url = '';
   let secret = '';
@@ -78,16 +76,12 @@ describe('the instant trigger in a real n8n (one process, SQLite): pending, clai
   }
 
   beforeAll(async () => {
-    ensureN8nInstalled();
-    ensurePackageBuilt();
-    extDir = copyPackageToExtensionsDir(PACKAGE_DIR);
-    sb = await createSandbox({ rateLimit: false });
-    const core = createClient({ baseUrl: sb.baseUrl, apiKey: sb.apiKey });
+    stack = await startPackageStack({ rateLimit: false });
+    ({ sb, n8n } = stack);
+    const { core } = stack;
     recipient = await core.issueCertificate((await core.createBatch({ title: 'Pending e2e', designId: 'design_classic' })).id, { name: 'Ada Pending', email: 'pending@example.com' });
-    n8n = await startN8n({ customExtensionsDir: extDir });
-    const cred = await n8n.createCredential('certificateServiceApi', 'cs', { apiKey: sb.apiKey, baseUrl: sb.url });
     const webhookId = randomUUID();
-    const wf = await n8n.createWorkflow(triggerWorkflow('e2e: trigger pending', webhookId, { id: cred.id, name: 'cs' }, { typeVersion: 2 }));
+    const wf = await n8n.createWorkflow(triggerWorkflow('e2e: trigger pending', webhookId, await stack.credential('cs'), { typeVersion: 2 }));
     workflowId = wf.id;
     await n8n.publish(wf.id);
     url = `${n8n.baseUrl}/webhook/${webhookId}/webhook`;
@@ -108,10 +102,8 @@ describe('the instant trigger in a real n8n (one process, SQLite): pending, clai
   afterAll(async () => {
     try {
       db?.close();
-      await n8n?.stop();
     } finally {
-      await sb?.close();
-      if (extDir) fs.rmSync(extDir, { recursive: true, force: true });
+      await stack?.stop();
     }
   });
 
@@ -122,7 +114,7 @@ describe('the instant trigger in a real n8n (one process, SQLite): pending, clai
     const before = (await n8n.executions(workflowId)).length;
     sb.controls.setTestDelivery(shape);
     try {
-      const { deliveryId } = (await createClient({ baseUrl: sb.baseUrl, apiKey: sb.apiKey }).testSubscription(sub.id)) as { deliveryId: string };
+      const { deliveryId } = (await stack.core.testSubscription(sub.id)) as { deliveryId: string };
       const [attempt] = await sb.controls.waitForDeliveries((log) => log.some((a) => a.deliveryId === deliveryId), 30_000).then((log) => log.filter((a) => a.deliveryId === deliveryId));
       expect(attempt).toMatchObject({ status: 200, outcome: 'succeeded' });
       expect(JSON.parse(attempt.answer!)).toEqual({ received: true, notCertificate: true, ignored: shape === 'empty-array' ? 'data is an array, not a recipient' : 'data has no recipient id' });

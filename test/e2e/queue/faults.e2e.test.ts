@@ -12,26 +12,22 @@
  * (60 s lease, 30 s check: @n8n/config scaling-mode.config.js, SettingsConfig).
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { createClient, type CertificateServiceClient } from '@certificate-service/sdk';
 import type { WebhookEvent } from '@certificate-service/sdk/core';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import type { N8nProcess } from '../n8n/harness';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from './harness';
-import { triggerWorkflow } from '../n8n/trigger-workflow';
-import { allExecutions, countByEvent, deliver } from './support';
+import { issueWorkflow, triggerWorkflow } from '../n8n/workflows';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { allExecutions, countByEvent, deliver, figureLog } from './support';
+import { hasEnded } from '../../support/deliver';
 import { attemptLabel, lostDeliveries, releasedIds } from '../../support/delivery-outcomes';
 import { until } from '../../support/until';
 
 jest.setTimeout(300_000);
 
-const figures: Record<string, unknown> = {};
-const record = (key: string, value: unknown) => {
-  figures[key] = value;
-  console.log(`[faults] ${key}: ${JSON.stringify(value)}`);
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const { record, save } = figureLog('faults', 'last-faults.json');
 const seconds = (fromMs: number) => Math.round((Date.now() - fromMs) / 100) / 10;
 
 
@@ -72,7 +68,7 @@ describe('R9: faults in queue mode', () => {
     await q?.stop();
     await sb?.close();
     if (extDir) fs.rmSync(extDir, { recursive: true, force: true });
-    fs.writeFileSync(path.join(__dirname, 'last-faults.json'), `${JSON.stringify({ at: new Date().toISOString(), figures }, null, 2)}\n`);
+    save();
   });
 
   /** The execution n8n started for the workflow after `afterId` (the newest one). */
@@ -84,36 +80,18 @@ describe('R9: faults in queue mode', () => {
   const finished = (id: number, timeoutMs: number) =>
     until(`execution ${id} to end`, async () => {
       const e = await q.main.api<any>('GET', `/executions/${id}?includeData=true`);
-      return ['new', 'running', 'waiting'].includes(e.status) ? undefined : e;
+      return hasEnded(e) ? e : undefined;
     }, timeoutMs, 1_000);
 
   it('R9.1 kill -9 the worker half-way through a 2,000-item Issue: the execution fails with a message; the same input again ends with exactly 2,000 certificates and 2,000 quota units', async () => {
     const N = 2_000;
     const batchId = (await core.createBatch({ title: 'R9 worker kill', designId: 'design_classic' })).id;
-    const wf = await q.main.createWorkflow({
-      name: 'R9 issue 2,000',
-      nodes: [
-        { id: 'hook', name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: 'r9-issue', parameters: { httpMethod: 'POST', path: 'r9-issue', responseMode: 'onReceived', options: {} } },
-        {
-          id: 'items',
-          name: 'Items',
-          type: 'n8n-nodes-base.code',
-          typeVersion: 2,
-          position: [200, 0],
-          parameters: { jsCode: `return Array.from({ length: ${N} }, (_, i) => ({ json: { name: 'Learner ' + i, email: 'r9.learner' + i + '@example.com' } }));` },
-        },
-        {
-          id: 'issue',
-          name: 'Issue',
-          type: 'CUSTOM.certificateService',
-          typeVersion: 1,
-          position: [400, 0],
-          parameters: { resource: 'certificate', operation: 'issue', batch: { __rl: true, mode: 'id', value: batchId }, name: '={{ $json.name }}', email: '={{ $json.email }}', specifyData: 'none', send: false, options: {} },
-          credentials: { certificateServiceApi: credential },
-        },
-      ],
-      connections: { Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] }, Items: { main: [[{ node: 'Issue', type: 'main', index: 0 }]] } },
-    });
+    const wf = await q.main.createWorkflow(issueWorkflow('R9 issue 2,000', {
+      path: 'r9-issue',
+      jsCode: `return Array.from({ length: ${N} }, (_, i) => ({ json: { name: 'Learner ' + i, email: 'r9.learner' + i + '@example.com' } }));`,
+      batchId,
+      credential,
+    }));
     await q.main.publish(wf.id);
     // Slow each bulk call (20 of them) so "half-way" lasts long enough to be caught.
     sb.controls.injectFaults({ kind: 'delay', delayMs: 400, count: -1, match: { method: 'POST', path: '^/batches/[^/]+/recipients/bulk$' } });
@@ -215,7 +193,7 @@ describe('R9: faults in queue mode', () => {
         await sleep(1_000);
         continue;
       }
-      const stuck = list.filter((e) => ['new', 'running', 'waiting'].includes(e.status)).length;
+      const stuck = list.filter((e) => !hasEnded(e)).length;
       const now = `${list.length}/${stuck}`;
       if (now !== last) [last, since] = [now, Date.now()];
       if (Date.now() - since > 8_000 || Date.now() > deadline) return { list, counts: countByEvent(list.filter((e) => e.status === 'success')), stuck };

@@ -17,7 +17,7 @@ import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { deliverUntilSettled, GAVE_UP, N8N_STARTED, postDelivery, settledExecutions } from '../../support/deliver';
 import { startQueueN8n, type QueueN8n } from './harness';
-import { triggerWorkflow } from '../n8n/trigger-workflow';
+import { triggerWorkflow } from '../n8n/workflows';
 import { allExecutions, countByEvent, sql } from './support';
 import { until } from '../../support/until';
 

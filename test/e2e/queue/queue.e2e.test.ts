@@ -7,23 +7,19 @@
  * test/e2e/queue/last-run.json (git-ignored); the README quotes them.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { claimKey, createClient, type CertificateServiceClient } from '@certificate-service/sdk';
 import type { Recipient, WebhookEvent } from '@certificate-service/sdk/core';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from './harness';
-import { triggerWorkflow } from '../n8n/trigger-workflow';
-import { allExecutions, countByEvent, deliver, savedStaticData, settledExecutions, sql } from './support';
+import { triggerWorkflow } from '../n8n/workflows';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from '../../support/until';
+import { allExecutions, countByEvent, deliver, figureLog, savedStaticData, settledExecutions, sql } from './support';
 
 jest.setTimeout(300_000);
 
-const figures: Record<string, unknown> = {};
-const record = (key: string, value: unknown) => {
-  figures[key] = value;
-  console.log(`[queue] ${key}: ${JSON.stringify(value)}`);
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const { record, save } = figureLog('queue', 'last-run.json');
 
 describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', () => {
   let sb: Sandbox;
@@ -75,7 +71,7 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
     await q?.stop();
     await sb?.close();
     if (extDir) fs.rmSync(extDir, { recursive: true, force: true });
-    fs.writeFileSync(path.join(__dirname, 'last-run.json'), `${JSON.stringify({ at: new Date().toISOString(), figures }, null, 2)}\n`);
+    save();
   });
 
   it('routes /webhook/ to the webhook processes and everything else (/webhook-test/, the API) to main', async () => {
@@ -240,10 +236,7 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
       expect(sb.controls.subscriptions(workspaceId).map((s) => s.id)).toEqual([sub.id]);
     }
     record('mainRestarts', { restarts: 3, subscriptionCallsPerRestart: perRestart, subscriptions: sb.controls.subscriptions(workspaceId).length });
-    const [recipient] = await issue(1, 'after-main-restart');
-    const event = await waitForEvent(recipient.id);
-    const counts = countByEvent(await settledExecutions(q.main, workflowId));
-    expect(counts.get(event)).toBe(1);
+    await expectOneIssueRunsOnce('after-main-restart');
   });
 
   it('checkExists adopts the service\'s subscription for its URL when the stored id is gone (no orphan, deliveries verify)', async () => {
@@ -258,10 +251,7 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
     record('adoption', { subscriptionsAfterRepublish: subs.length, sameId: subs[0]?.id === sub.id, calls: subscriptionRoutes() });
     expect(subs.map((s) => s.id)).toEqual([sub.id]);
     // The rotated secret is the one n8n stored: a real delivery is accepted and runs once.
-    const [recipient] = await issue(1, 'adopted');
-    const event = await waitForEvent(recipient.id);
-    const counts = countByEvent(await settledExecutions(q.main, workflowId));
-    expect(counts.get(event)).toBe(1);
+    await expectOneIssueRunsOnce('adopted');
   });
 
   it('delete treats 404 as done: unpublishing after the subscription vanished succeeds and leaves 0', async () => {
@@ -324,24 +314,27 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
   /** Waits until no subscription call has come for 5 s (at most 90 s). */
   async function quiet(): Promise<void> {
     const total = () => Object.values(subscriptionRoutes()).reduce((n, c) => n + c, 0);
-    const deadline = Date.now() + 90_000;
     let last = -1;
-    while (Date.now() < deadline) {
-      const now = total();
-      if (now === last) return;
+    await until('no subscription call for 5 s', () => {
+      const [before, now] = [last, total()];
       last = now;
-      await sleep(5_000);
-    }
+      return now === before;
+    }, 90_000, 5_000).catch(() => undefined); // at 90 s, go on as the suite always has
+  }
+
+  /** Issues one certificate: its delivery runs exactly one execution. */
+  async function expectOneIssueRunsOnce(tag: string): Promise<void> {
+    const [recipient] = await issue(1, tag);
+    const event = await waitForEvent(recipient.id);
+    const counts = countByEvent(await settledExecutions(q.main, workflowId));
+    expect(counts.get(event)).toBe(1);
   }
 
   /** Waits until the sandbox delivered the event of `recipientId` successfully; returns the event id. */
   async function waitForEvent(recipientId: string): Promise<string> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
+    return await until(`a successful delivery for ${recipientId}`, () => {
       const event = sb.controls.events().find((e) => e.recipientId === recipientId && e.type === 'certificate.issued');
-      if (event && sb.controls.deliveries().some((d) => d.eventId === event.id && d.outcome === 'succeeded')) return event.id;
-      if (Date.now() > deadline) throw new Error(`no successful delivery for ${recipientId}`);
-      await sleep(200);
-    }
+      return event && sb.controls.deliveries().some((d) => d.eventId === event.id && d.outcome === 'succeeded') && event.id;
+    }, 30_000, 200);
   }
 });

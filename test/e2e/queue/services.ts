@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { freePort } from '../../support/net';
+import { until } from '../../support/until';
 
 export interface Service {
   name: string;
@@ -69,15 +70,13 @@ async function daemon(
   };
   const ready = async () => {
     const from = log.length; // a restart must say "ready" again
-    const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
-    for (;;) {
-      if (exited) break;
-      if (await isReady(log.slice(from))) return;
-      if (Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await halt();
-    throw new Error(`${name} did not start: ${exited ?? 'timed out'}\n--- ${name} log ---\n${log.slice(-3000)}`);
+    await until(`${name} to be ready`, async () => {
+      if (exited) throw new Error(exited);
+      return isReady(log.slice(from));
+    }, opts.timeoutMs ?? 60_000, 100).catch(async () => {
+      await halt();
+      throw new Error(`${name} did not start: ${exited ?? 'timed out'}\n--- ${name} log ---\n${log.slice(-3000)}`);
+    });
   };
   const service: Service = {
     name,

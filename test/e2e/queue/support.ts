@@ -2,12 +2,27 @@
  * Helpers of the queue-mode suites.
  */
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
-import type { N8nInstance } from '../n8n/harness';
-import { TRIGGER_NAME } from '../n8n/trigger-workflow';
-import { answeredBy } from '../../support/deliver';
+import { executionPages, type N8nInstance } from '../n8n/harness';
+import { TRIGGER_NAME } from '../n8n/workflows';
+import { answeredBy, settledExecutions as settledOf } from '../../support/deliver';
 import { postgresBinDir } from './services';
+
+/** A suite's measured figures: each printed as it is recorded (`[tag] key: value`), all written to `file` here by save(). */
+export function figureLog(tag: string, file: string) {
+  const figures: Record<string, unknown> = {};
+  return {
+    record(key: string, value: unknown): void {
+      figures[key] = value;
+      console.log(`[${tag}] ${key}: ${JSON.stringify(value)}`);
+    },
+    save(): void {
+      fs.writeFileSync(path.join(__dirname, file), `${JSON.stringify({ at: new Date().toISOString(), figures }, null, 2)}\n`);
+    },
+  };
+}
 
 export interface Sent {
   status: number;
@@ -51,43 +66,23 @@ export interface ExecutionSummary {
 /** Every execution of a workflow (all pages), with the event id each one ran for. */
 export async function allExecutions(n8n: N8nInstance, workflowId: string, includeData = true): Promise<ExecutionSummary[]> {
   const out: ExecutionSummary[] = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const q = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250', ...(cursor ? { cursor } : {}) });
-    const page = await n8n.api<{ data: any[]; nextCursor?: string | null }>('GET', `/executions?${q}`);
-    for (const e of page.data) {
-      const item = e.data?.resultData?.runData?.[TRIGGER_NAME]?.[0]?.data?.main?.[0]?.[0]?.json;
-      const stored = item ?? e.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0]?.json;
-      out.push({
-        id: Number(e.id),
-        status: e.status,
-        eventId: typeof item?.id === 'string' ? item.id : undefined,
-        storedEventId: typeof stored?.id === 'string' ? stored.id : undefined,
-        ...(typeof e.data?.resultData?.error?.message === 'string' ? { error: e.data.resultData.error.message.slice(0, 160) } : {}),
-      });
-    }
-    if (!page.nextCursor || page.data.length === 0) return out;
-    cursor = page.nextCursor;
+  for (const e of await executionPages(n8n, workflowId, { includeData })) {
+    const item = e.data?.resultData?.runData?.[TRIGGER_NAME]?.[0]?.data?.main?.[0]?.[0]?.json;
+    const stored = item ?? e.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0]?.json;
+    out.push({
+      id: Number(e.id),
+      status: e.status,
+      eventId: typeof item?.id === 'string' ? item.id : undefined,
+      storedEventId: typeof stored?.id === 'string' ? stored.id : undefined,
+      ...(typeof e.data?.resultData?.error?.message === 'string' ? { error: e.data.resultData.error.message.slice(0, 160) } : {}),
+    });
   }
+  return out;
 }
 
-/** Waits until no execution of the workflow is pending and the count held still for `quietMs`. */
-export async function settledExecutions(n8n: N8nInstance, workflowId: string, quietMs = 2_000, timeoutMs = 120_000): Promise<ExecutionSummary[]> {
-  const deadline = Date.now() + timeoutMs;
-  let last = -1;
-  let stableSince = Date.now();
-  for (;;) {
-    const list = await allExecutions(n8n, workflowId);
-    const pending = list.some((e) => ['new', 'running', 'waiting'].includes(e.status));
-    if (list.length !== last || pending) {
-      last = list.length;
-      stableSince = Date.now();
-    } else if (Date.now() - stableSince >= quietMs) {
-      return list;
-    }
-    if (Date.now() > deadline) throw new Error(`executions of ${workflowId} did not settle in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
+/** Every execution of the workflow once none is pending and the list held still for `quietMs`; throws at the deadline. */
+export function settledExecutions(n8n: N8nInstance, workflowId: string, quietMs = 2_000, timeoutMs = 120_000): Promise<ExecutionSummary[]> {
+  return settledOf(() => allExecutions(n8n, workflowId), quietMs, timeoutMs, true);
 }
 
 /** Executions per event id. */
