@@ -86,6 +86,19 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
 
   const routeCount = (route: string) => sb.controls.counters().requests.byRoute[route] ?? 0;
 
+  /** Opens a new Certificate Service API credential in the form and fills in its two fields; returns the dialog. */
+  async function newCredentialForm(page: Page, baseUrl: string) {
+    await page.goto(`${n8n.baseUrl}/home/credentials`);
+    await page.getByTestId('add-resource-credential').click();
+    await page.getByRole('combobox', { name: 'Search for app...' }).fill('Certificate Service');
+    await page.getByTestId('new-credential-type-select-option').filter({ hasText: CREDENTIAL_TYPE_NAME }).click();
+    await page.getByTestId('new-credential-type-button').click();
+    const modal = page.getByTestId('credential-edit-dialog');
+    await modal.getByTestId('parameter-input-apiKey').locator('input').fill(sb.apiKey);
+    await modal.getByTestId('parameter-input-baseUrl').locator('input').fill(baseUrl);
+    return modal;
+  }
+
   /** Tests after the first need the credential it creates; alone (`-t`), they create it over the API. */
   async function ensureCredential(): Promise<void> {
     const existing: Array<{ type: string }> = await n8n.rest('GET', '/credentials');
@@ -103,15 +116,8 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
         if (response.url().includes('/rest/credentials/test')) void response.text().then((t) => testAnswers.push(t), () => undefined);
       });
 
-      await page.goto(`${n8n.baseUrl}/home/credentials`);
-      await page.getByTestId('add-resource-credential').click();
-      await page.getByRole('combobox', { name: 'Search for app...' }).fill('Certificate Service');
-      await page.getByTestId('new-credential-type-select-option').filter({ hasText: CREDENTIAL_TYPE_NAME }).click();
-      await page.getByTestId('new-credential-type-button').click();
-      const modal = page.getByTestId('credential-edit-dialog');
+      const modal = await newCredentialForm(page, sb.baseUrl);
       const apiKeyInput = modal.getByTestId('parameter-input-apiKey').locator('input');
-      await apiKeyInput.fill(sb.apiKey);
-      await modal.getByTestId('parameter-input-baseUrl').locator('input').fill(sb.baseUrl);
 
       // n8n 2.41's form has no separate Test button: Save tests the credential (POST /auth).
       let authCalls = routeCount('POST /auth');
@@ -180,14 +186,7 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
       // The form, with the closed port: the failure's details are the bare code, and the hint
       // under the Base URL field, as the editor shows it, names each code n8n answered above.
       await inEditor('credential-no-answer', async (page) => {
-        await page.goto(`${n8n.baseUrl}/home/credentials`);
-        await page.getByTestId('add-resource-credential').click();
-        await page.getByRole('combobox', { name: 'Search for app...' }).fill('Certificate Service');
-        await page.getByTestId('new-credential-type-select-option').filter({ hasText: CREDENTIAL_TYPE_NAME }).click();
-        await page.getByTestId('new-credential-type-button').click();
-        const modal = page.getByTestId('credential-edit-dialog');
-        await modal.getByTestId('parameter-input-apiKey').locator('input').fill(sb.apiKey);
-        await modal.getByTestId('parameter-input-baseUrl').locator('input').fill(servers.closed);
+        const modal = await newCredentialForm(page, servers.closed);
         await page.getByTestId('credential-save-button').click();
         await modal.getByText('Couldn’t connect with these settings').waitFor();
         await modal.getByText('More details').click();
