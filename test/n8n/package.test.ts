@@ -1,7 +1,7 @@
 /**
  * The publishable package: `npm pack` contents, a dist that n8n can load (no runtime
  * dependencies), and the pieces that only run inside n8n (credential
- * test expression, n8n's error wrapping). n8n's own checks of it are in lint.test.ts.
+ * test expression, n8n's error wrapping). n8n's own checks of it are in lint.process.test.ts.
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';

@@ -71,7 +71,7 @@ export const PLANS: Record<string, Plan> = {
   'zapier/README.md › Try it locally: `zapier-platform invoke` against the sandbox #2': {
     skip: {
       'npx zapier-platform invoke create issue_certificate   # asks for each field, the design\'s variables among them':
-        'asks questions on a terminal; test/zapier/invoke.test.ts runs it with --non-interactive -i',
+        'asks questions on a terminal; test/zapier/invoke.process.test.ts runs it with --non-interactive -i',
     },
   },
   'zapier/README.md › Publishing (needs a Zapier login and internet, so it is not run here)': {

@@ -1,4 +1,4 @@
-// What the overview page tests (page.test.ts in-process, page-chromium.test.ts in a browser)
+// What the overview page tests (page.test.ts in-process, page-chromium.e2e.test.ts in a browser)
 // put in a sandbox: a batch with certificates in every email state, two subscriptions (one
 // receiver answers 200, one keeps failing), their deliveries, hostile names, a large batch.
 import http from 'node:http';

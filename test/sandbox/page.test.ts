@@ -1,6 +1,6 @@
 // The overview page at `/` (and the certificate viewer) as HTML, in-process: what it shows,
 // that it escapes every value, shows no key or secret, pages, and that a JSON client of `/`
-// still gets the 404 it always got. The same page in Chromium: page-chromium.test.ts.
+// still gets the 404 it always got. The same page in Chromium: page-chromium.e2e.test.ts.
 import { createSandbox, DEMO_API_KEY, type Sandbox } from '@certificate-service/sandbox';
 import { Api, type Receiver, startReceiver } from '@certificate-service/sandbox/testing';
 import { escapeHtml, html } from '../../shared/sandbox/src/html';
