@@ -59,15 +59,4 @@ export class Api {
   }
 }
 
-/** Polls `fn` until it returns a truthy value; rejects after `timeoutMs`. */
-export async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 3000, stepMs = 10): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`eventually: condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
-
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
