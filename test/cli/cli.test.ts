@@ -1,7 +1,7 @@
 // `certsvc` (run in this process, test/support/cli.ts) against an in-process sandbox: a 250-row
 // CSV issued in 3 bulk calls, the second run skipping all 250; bad input refused before any
 // request; failed rows in --errors; exit codes 0/1/2; the API key never printed. On a terminal:
-// terminal.process.test.ts; a base URL where nothing answers: network.process.test.ts.
+// terminal.process.test.ts; a base URL where nothing answers: network.test.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

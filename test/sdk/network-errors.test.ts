@@ -3,8 +3,9 @@
 // certificate is one (the handshake stops before the request is written); an https:// URL at a
 // plain-http server is one however the HTTP stack words it (Node's ERR_SSL_… code, or
 // node-fetch's EPROTO with OpenSSL's words).
+import vm from 'node:vm';
 import { CertificateServiceError, createClient } from '@certificate-service/sdk';
-import { classifyNetworkError, connectFailure } from '../../shared/sdk/src/network-errors';
+import { classifyNetworkError, connectFailure, networkError, transportError } from '../../shared/sdk/src/network-errors';
 import { noAnswerServers } from '../support/tls';
 
 const OPENSSL_TOO_LONG = 'write EPROTO C05CA35F1D7F0000:error:0A0000C6:SSL routines:tls_get_more_records:packet length too long:../deps/openssl/openssl/ssl/record/methods/tls_common.c:662:\n';
@@ -38,4 +39,14 @@ test('a self-signed certificate, through createClient (the CLI\'s transport): no
   } finally {
     await servers.close();
   }
+});
+
+test("an error from another realm (a vm context, a jest worker, an isolate) keeps its words: Node's own errors fail `instanceof Error` there", () => {
+  const foreign = vm.runInNewContext("Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' })") as { message: string };
+  expect(foreign instanceof Error).toBe(false);
+  const identity = { method: 'POST', path: '/auth' };
+  const error = networkError('NETWORK_ERROR', foreign, identity, 'http://127.0.0.1:9/api/v1', true);
+  expect(error.message).toBe('POST /auth could not connect to http://127.0.0.1:9 (connect ECONNREFUSED 127.0.0.1:9).');
+  expect((error.cause as Error).message).toBe('connect ECONNREFUSED 127.0.0.1:9');
+  expect(transportError(vm.runInNewContext("new TypeError('bad header')"), identity, true).message).toMatch(/\(TypeError: bad header\)/);
 });

@@ -63,13 +63,21 @@ export interface ErrorInit {
 }
 
 /**
+ * An Error, or one made in another realm (a vm context, a jest worker, an isolate), where
+ * `instanceof Error` is false for Node's own errors: read by shape, never by prototype.
+ */
+export function isErrorLike(value: unknown): value is Error {
+  return typeof value === 'object' && value !== null && typeof (value as Error).message === 'string' && typeof (value as Error).name === 'string';
+}
+
+/**
  * A cause is kept only as what helps: its name, code and (redacted) message. A host's
  * error object (n8n's NodeApiError, an axios error) can carry the request's headers, so
  * it is never kept as it is.
  */
 function redactCause(cause: unknown, secrets: ReadonlyArray<string | undefined>, depth = 0): unknown {
   if (cause instanceof CertificateServiceError) return redactError(cause, secrets);
-  if (!(cause instanceof Error) || depth > 4) return undefined;
+  if (!isErrorLike(cause) || depth > 4) return undefined;
   const copy = new Error(redact(cause.message, secrets));
   copy.name = cause.name;
   const code = (cause as { code?: unknown }).code;

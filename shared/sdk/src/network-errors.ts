@@ -1,4 +1,4 @@
-import { CertificateServiceError, type RequestIdentity } from './errors';
+import { CertificateServiceError, isErrorLike, type RequestIdentity } from './errors';
 
 // What a transport's rejection means: a timeout, a network failure (and whether it happened
 // before a connection was made, so nothing was sent), or neither: the host's own error. Hosts
@@ -67,7 +67,7 @@ export function connectFailure(error: unknown): string | undefined {
     if (typeof code === 'string' && (CONNECT_CODES.has(code) || TLS_CERT_CODES.has(code))) return code;
     const ssl = typeof code === 'string' ? sslCode(code, message) : undefined;
     if (ssl) return ssl;
-    if (e instanceof Error && e.name === 'ConnectTimeoutError') return 'UND_ERR_CONNECT_TIMEOUT';
+    if (isErrorLike(e) && e.name === 'ConnectTimeoutError') return 'UND_ERR_CONNECT_TIMEOUT';
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
@@ -99,7 +99,7 @@ export function networkError(kind: 'TIMEOUT' | 'NETWORK_ERROR', cause: unknown, 
       ? `could not connect to ${origin}: its TLS certificate is not trusted here (${connect}: self-signed, expired, for another name, or from a CA this machine does not know)`
       : `could not connect to ${origin}`;
   // The first line only: OpenSSL's messages end in a newline and a source path.
-  const reason = cause instanceof Error ? ` (${cause.message.split('\n')[0].trim()})` : '';
+  const reason = isErrorLike(cause) ? ` (${cause.message.split('\n')[0].trim()})` : '';
   const error = new CertificateServiceError({
     code: kind,
     phase: 'request',
@@ -113,7 +113,7 @@ export function networkError(kind: 'TIMEOUT' | 'NETWORK_ERROR', cause: unknown, 
 
 /** A host's HTTP function threw something that is not a network failure (a bug, a host limit, a refused credential). */
 export function transportError(cause: unknown, identity: RequestIdentity, idempotent: boolean) {
-  const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : `a thrown ${cause === null ? 'null' : typeof cause}`;
+  const what = isErrorLike(cause) ? `${cause.name}: ${cause.message}` : `a thrown ${cause === null ? 'null' : typeof cause}`;
   const error = new CertificateServiceError({
     code: 'TRANSPORT_ERROR',
     phase: 'transport',

@@ -1,10 +1,9 @@
-// `certsvc` (the built CLI, a child process) with a base URL where nothing answers, or an
-// https:// URL at a plain-http server: the error names the address and its cause, with the hint.
-// A process test: the cause's words are read from Node's own error, which a jest worker's
-// sandboxed globals do not recognise as an Error (so an in-process run words it differently).
+// `certsvc` with a base URL where nothing answers, or an https:// URL at a plain-http server: the
+// error names the address and its cause, with the hint. (The blackhole is a python child: a
+// listener whose backlog is full never accepts, so a connect hangs until its timeout.)
 import { spawn } from 'node:child_process';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
-import { runCliProcess } from '../support/cli';
+import { runCli } from '../support/cli';
 import { freePort } from '../support/net';
 
 jest.setTimeout(60_000);
@@ -15,7 +14,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => sb.close());
 
-const certsvc = (args: string[], env: Record<string, string | undefined>) => runCliProcess(args, { CERTSVC_BASE_URL: sb.baseUrl, ...env });
+const certsvc = (args: string[], env: Record<string, string | undefined>) => runCli(args, { CERTSVC_BASE_URL: sb.baseUrl, ...env });
 
 test('an https:// URL pointed at a plain-http server says so in words, and sends nothing', async () => {
   const ws = sb.controls.createWorkspace();
