@@ -39,10 +39,7 @@ export const PLANS: Record<string, Plan> = {
     skip: { 'N8N_CUSTOM_EXTENSIONS=/tmp/n8n-custom n8n start': 'the reader\'s own n8n, a server; test/e2e/n8n/connector.e2e.test.ts loads the package this way in n8n 2.41.1' },
   },
   'docs/design/n8n.md › Build and test': {
-    skip: {
-      'npx jest test/n8n             # unit, sandbox and package tests': SUITES,
-      'npx jest test/e2e/n8n         # the built package in a real n8n 2.41.1 against the sandbox': SUITES,
-    },
+    notRun: "a maintainer's commands, each run by `npm test`: the build first, n8n-node lint in test/n8n/lint.process.test.ts, and both jest folders",
   },
   'shared/cli/README.md › Install #1': { notRun: 'installs from the npm registry, after publishing' },
   'shared/cli/README.md › Install #2': {},
