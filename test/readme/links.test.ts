@@ -5,7 +5,7 @@ import path from 'node:path';
 import { markdownFiles, ROOT } from './markdown';
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, each space a hyphen. */
-export const anchorOf = (heading: string): string =>
+const anchorOf = (heading: string): string =>
   heading.trim().toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
 
 /** The anchors of a Markdown file's headings, fenced blocks left out. */
