@@ -62,9 +62,12 @@ describe('a delivery that reaches two invocations at once', () => {
       expect(results.map((items) => items.length).sort()).toEqual([0, 1]);
       // Both reads were answered before either write: the worst interleaving happened.
       expect(svc.calls.slice(0, 2).map((c) => c.method)).toEqual(['zcache_get', 'zcache_get']);
-      // The claim is one set with nx = true (args: key, value, ttl, scope, nx).
-      const sets = svc.calls.filter((c) => c.method === 'zcache_set');
+      // The claim is one set with nx = true (args: key, value, ttl, scope, nx); a failure's
+      // handled time is one more plain set, by the invocation that emitted it.
+      const sets = svc.calls.filter((c) => c.method === 'zcache_set' && c.params[4] === true);
       expect(sets).toHaveLength(2);
+      const times = svc.calls.filter((c) => c.method === 'zcache_set' && c.params[4] !== true);
+      expect(times.map((c) => c.params.slice(1))).toEqual(type === 'certificate.failed' ? [[JSON.stringify({ at: Date.parse(e.createdAt) }), 172800, null, null]] : []);
       // The claim: the occurrence (viewed, and a send without emailSentAt: the delivery id).
       for (const set of sets) expect(set.params).toEqual([`certsvc:delivery:whs_1:${claimKey(e, 'whd_same')}`, expect.any(String), 172800, null, true]);
       // Each invocation claims with its own value, so a read-back tells whose claim is stored.
@@ -92,6 +95,18 @@ describe('a delivery that comes again later', () => {
     const before = svc.calls.length;
     expect(await perform(svc.url, delivery(event('certificate.sent'), { deliveryId: 'whd_retry' }), 'certificate_sent')).toEqual([]);
     expect(svc.calls.slice(before).map((c) => c.method)).toEqual(['zcache_get']);
+  });
+});
+
+describe('a certificate that bounces again after a re-send', () => {
+  it('emits the second failure once; a late copy of the first is ignored', async () => {
+    const svc = await cache();
+    const first = event('certificate.failed', { emailStatus: 'failed', emailSentAt: null });
+    const second = { ...first, id: 'whe_2', createdAt: '2025-06-02T10:16:00.000Z' };
+    expect(await perform(svc.url, delivery(first, { deliveryId: 'whd_bounce1' }), 'certificate_failed')).toHaveLength(1);
+    expect(await perform(svc.url, delivery(second, { deliveryId: 'whd_bounce2' }), 'certificate_failed')).toHaveLength(1);
+    expect(await perform(svc.url, delivery(second, { deliveryId: 'whd_bounce2' }), 'certificate_failed')).toEqual([]);
+    expect(await perform(svc.url, delivery(first, { deliveryId: 'whd_bounce1' }), 'certificate_failed')).toEqual([]);
   });
 });
 

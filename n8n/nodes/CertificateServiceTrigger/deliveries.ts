@@ -55,7 +55,8 @@ export function triggerStore(nodeKey: string, staticData: IDataObject): Delivery
 			}
 			return state;
 		},
-		settle: (deliveryId, ok) => memory.settle(deliveryId, ok),
+		settle: (deliveryId, ok, at) => memory.settle(deliveryId, ok, at),
+		doneAt: (deliveryId) => memory.doneAt?.(deliveryId),
 	};
 }
 

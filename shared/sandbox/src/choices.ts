@@ -101,3 +101,13 @@ export type CursorKind = (typeof CURSOR_KINDS)[number];
  * count one per certificate).
  */
 export type CursorExpiry = false | { afterMs?: number; afterWrites?: number };
+
+/**
+ * What `emailSentAt` says after a send that failed (the spec names no failure time).
+ * `last-success` (default): it keeps the time of the last successful send (null if none), so a
+ * re-send that bounces again looks the same in the list as the first bounce. `attempt`: it is
+ * the failed attempt's time, so each failure has its own. Receivers must run each failure once
+ * under both (test/sdk/claim-occurrence.test.ts).
+ */
+export const FAILED_SEND_TIMES = ['last-success', 'attempt'] as const;
+export type FailedSendTime = (typeof FAILED_SEND_TIMES)[number];

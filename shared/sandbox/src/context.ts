@@ -83,7 +83,7 @@ export function createContext(options: ResolvedOptions): SandboxContext {
     faults: new Faults(),
     deliveries,
     events,
-    mail: new Mail(store, events, timers, options.mailDelayMs, stamp),
+    mail: new Mail(store, events, timers, options.mailDelayMs, stamp, options.failedSendTime),
     settings: initialSettings(options),
     now,
     stamp,

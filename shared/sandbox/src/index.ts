@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Workspace } from '@certificate-service/sdk';
 import { createContext } from './context';
-import { CURSOR_KINDS, TIMESTAMP_PRECISIONS } from './choices';
+import { CURSOR_KINDS, FAILED_SEND_TIMES, TIMESTAMP_PRECISIONS } from './choices';
 import { checkCursorExpiry, createControls, type SandboxControls } from './controls';
 import { validationError } from './errors';
 import { DEMO_API_KEY, DEMO_WORKSPACE } from './seed';
@@ -15,8 +15,8 @@ export type { CountersSnapshot } from './counters';
 export type { FaultSpec, FaultKind, FaultInfo } from './faults';
 export { KNOWN_LIST_SHAPES, UNKNOWN_LIST_SHAPES } from './types';
 export type { SandboxOptions, ListShape, BulkResponseShape, RecipientOrder, DeliveryAttempt, EventLogEntry, RateLimitConfig } from './types';
-export type { TimestampPrecision, CursorKind, CursorExpiry } from './choices';
-export { RECIPIENT_ORDERS, TIMESTAMP_PRECISIONS, CURSOR_KINDS } from './choices';
+export type { TimestampPrecision, CursorKind, CursorExpiry, FailedSendTime } from './choices';
+export { RECIPIENT_ORDERS, TIMESTAMP_PRECISIONS, CURSOR_KINDS, FAILED_SEND_TIMES } from './choices';
 export { DEMO_API_KEY, DEMO_WORKSPACE, DESIGNS } from './seed';
 export { RETRY_DELAYS_MS, MAX_ATTEMPTS } from './deliveries';
 export { stopWithParent } from './serve';
@@ -50,6 +50,7 @@ function resolveOptions(options: SandboxOptions): ResolvedOptions {
     throw validationError('timestampPrecision', `timestampPrecision must be one of ${TIMESTAMP_PRECISIONS.join(', ')}.`);
   }
   if (!(CURSOR_KINDS as readonly string[]).includes(o.cursorKind)) throw validationError('cursorKind', `cursorKind must be one of ${CURSOR_KINDS.join(', ')}.`);
+  if (!(FAILED_SEND_TIMES as readonly string[]).includes(o.failedSendTime)) throw validationError('failedSendTime', `failedSendTime must be one of ${FAILED_SEND_TIMES.join(', ')}.`);
   o.cursorExpiry = checkCursorExpiry(o.cursorExpiry);
   if (typeof o.clock !== 'function') throw validationError('clock', 'clock must be a function returning epoch milliseconds.');
   if (!(o.timeScale > 0)) throw validationError('timeScale', 'timeScale must be > 0.');

@@ -4,6 +4,7 @@
 import type { Events } from './events';
 import type { RecipientRecord, Store } from './store';
 import type { Timers } from './timers';
+import type { FailedSendTime } from './choices';
 
 export const BOUNCE_DOMAIN = '@bounce.test';
 export const BOUNCE_ERROR = 'Mailbox unavailable (simulated bounce)';
@@ -26,6 +27,7 @@ export class Mail {
     private readonly delayMs: number,
     /** The service's timestamp for `emailSentAt` (context.stamp). */
     private readonly stamp: () => string,
+    private readonly failedSendTime: FailedSendTime,
   ) {}
 
   queue(rec: RecipientRecord): void {
@@ -53,8 +55,9 @@ export class Mail {
       rec.recipient.emailSentAt = this.stamp();
       this.events.emit(rec.workspaceId, 'certificate.sent', rec.recipient);
     } else {
-      // emailSentAt keeps the time of the last successful send (null if none): the spec names no failure time.
+      // The spec names no failure time: emailSentAt keeps the last successful send's (choices.ts).
       rec.recipient.emailStatus = 'failed';
+      if (this.failedSendTime === 'attempt') rec.recipient.emailSentAt = this.stamp();
       this.events.emit(rec.workspaceId, 'certificate.failed', rec.recipient, { error: outcome.error });
     }
   }

@@ -1,6 +1,6 @@
 // Sandbox-wide types: options, response-shape variants and what the controls return.
 import type { EventType } from '@certificate-service/sdk';
-import type { CursorExpiry, CursorKind, RecipientOrder, TimestampPrecision } from './choices';
+import type { CursorExpiry, CursorKind, FailedSendTime, RecipientOrder, TimestampPrecision } from './choices';
 
 /** Wrappers a list endpoint can answer with; the spec leaves the wrapper "not shown". */
 export const KNOWN_LIST_SHAPES = ['default', 'bare', 'items', 'results', 'named', 'pagination', 'meta', 'has_more'] as const;
@@ -18,8 +18,8 @@ export const BULK_RESPONSE_SHAPES = ['data', 'bare', 'recipients', 'results'] as
 export type BulkResponseShape = (typeof BULK_RESPONSE_SHAPES)[number];
 
 // The list models (order, timestamp precision, cursor kind and lifetime) are choices: see choices.ts.
-export { RECIPIENT_ORDERS, TIMESTAMP_PRECISIONS, CURSOR_KINDS } from './choices';
-export type { RecipientOrder, TimestampPrecision, CursorKind, CursorExpiry } from './choices';
+export { RECIPIENT_ORDERS, TIMESTAMP_PRECISIONS, CURSOR_KINDS, FAILED_SEND_TIMES } from './choices';
+export type { RecipientOrder, TimestampPrecision, CursorKind, CursorExpiry, FailedSendTime } from './choices';
 
 /**
  * The `data` of the test delivery (`POST /webhooks/subscriptions/{id}/test`); the spec does not
@@ -57,6 +57,8 @@ export interface SandboxOptions {
    * lifetimes read it. Default `Date.now`; a test passes its own to step time.
    */
   clock?: () => number;
+  /** `emailSentAt` after a failed send: the last successful send's time (default) or the attempt's. */
+  failedSendTime?: FailedSendTime;
   /** Seed the demo workspace, its key and designs. */
   seed?: boolean;
   /** Delay of the simulated mail provider (not scaled). */
@@ -88,6 +90,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = {
   cursorKind: 'opaque',
   cursorExpiry: false,
   clock: Date.now,
+  failedSendTime: 'last-success',
   seed: true,
   mailDelayMs: 20,
   deliveryTimeoutMs: 10_000,

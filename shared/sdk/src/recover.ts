@@ -10,7 +10,7 @@ import { counting } from './poll';
 import { requireObject } from './validation';
 import { checkRecoverSettings, DEFAULT_WINDOW_DAYS, type RecoverSettingsInput } from './poll/settings';
 import type { WebhookEvent } from './types';
-import type { DeliveryStore } from './webhooks/store';
+import { claimOccurrence, type DeliveryStore } from './webhooks/store';
 
 // Recovery: the events a receiver missed past the service's last retry (7 attempts over about
 // 39 hours), derived from the lists, since the service keeps no list of past events. Each
@@ -24,7 +24,9 @@ import type { DeliveryStore } from './webhooks/store';
 //   send), so a failed certificate counts when it was issued at or after `since` minus 7 days
 //   (the poll's window: a failure follows its send, mostly within days of the issue). A failure
 //   of an older certificate is not recovered; one that had already run is a duplicate in a store
-//   that holds that window;
+//   that holds that window. Its `createdAt` is the time its list was read: it stands for every
+//   failure of the certificate until then (webhooks/store.ts claimOccurrence), so the service's
+//   late copy of one of them is a duplicate, and a failure after the read runs;
 // - viewed: not derivable from any list: never recovered.
 // Cost: one list request per 100 certificates of every batch read (all batches, `status=all`,
 // unless batches are named; a certificate whose email is not in a state asked for is not read).
@@ -97,12 +99,13 @@ export async function findEvents(outer: Api, options: FindOptions): Promise<Foun
       const settings = { event, firstPoll: 0, pageSize: MAX_PAGE_SIZE, budget: Number.MAX_SAFE_INTEGER, remember: false, windowMs };
       const run = new PollRun(api, batchId, settings, false, { v: 2, floor: since, known: [] });
       await run.poll();
+      const readAt = Date.now();
       const result = run.result();
       notes.push(...result.notes.map((n) => `Batch ${batchId}: ${n}`));
       for (const o of result.occurrences) {
         const at = eventTime(event, o);
         const ids = recoveredIds(o.key);
-        const envelope: RecoveredEvent = { id: ids.eventId, type: POLL_EVENT_TYPES[event], createdAt: new Date(at).toISOString(), data: o.recipient, recovered: true };
+        const envelope: RecoveredEvent = { id: ids.eventId, type: POLL_EVENT_TYPES[event], createdAt: new Date(event === 'failed' ? readAt : at).toISOString(), data: o.recipient, recovered: true };
         found.push({ event: envelope, key: o.key, deliveryId: ids.deliveryId, at });
       }
     }
@@ -123,7 +126,9 @@ export async function recoverEvents(api: Api, options: RecoverOptions): Promise<
   const found = await findEvents(api, options);
   const result: RecoverResult = { found: found.events.length, ran: 0, duplicates: 0, pending: 0, failed: [], requests: found.requests, notes: found.notes };
   for (const { event, key, deliveryId } of found.events) {
-    const state = await store.claim(key);
+    // The receivers' own claim: a recovered failure stands at the time its list was read.
+    const failure = event.type === 'certificate.failed' ? { at: Date.parse(event.createdAt), recovered: true } : undefined;
+    const { state } = await claimOccurrence(store, key, failure);
     if (state === 'done') result.duplicates++;
     if (state === 'pending') result.pending++;
     if (state !== 'taken') continue;
@@ -134,7 +139,7 @@ export async function recoverEvents(api: Api, options: RecoverOptions): Promise<
       result.failed.push({ key, error });
       continue;
     }
-    await store.settle(key, true);
+    await store.settle(key, true, failure?.at);
     result.ran++;
   }
   return result;

@@ -84,8 +84,10 @@ function drop(z: ZObject, deliveryId: string | undefined, why: string): [] {
  * - If the cache fails, the delivery is processed: a possible duplicate is better than
  *   a lost event.
  */
+const claimCacheKey = (subscriptionId: string | undefined, deliveryId: string) => `certsvc:delivery:${subscriptionId ?? '-'}:${deliveryId}`;
+
 async function seenBefore(z: ZObject, subscriptionId: string | undefined, deliveryId: string): Promise<boolean> {
-  const key = `certsvc:delivery:${subscriptionId ?? '-'}:${deliveryId}`;
+  const key = claimCacheKey(subscriptionId, deliveryId);
   const claim = randomUUID();
   try {
     if (await z.cache.get(key)) return true;
@@ -106,7 +108,16 @@ async function seenBefore(z: ZObject, subscriptionId: string | undefined, delive
  */
 const cacheStore = (z: ZObject, subscriptionId: string | undefined): DeliveryStore => ({
   claim: async (deliveryId) => ((await seenBefore(z, subscriptionId, deliveryId)) ? 'done' : 'taken'),
-  settle: () => undefined,
+  // A failure's time (the core's claimOccurrence) replaces the claim's value, so a later bounce
+  // of the same certificate is told from a copy of this one. One more write, for failures only.
+  settle: async (deliveryId, ok, at) => {
+    if (!ok || at === undefined) return;
+    await z.cache.set(claimCacheKey(subscriptionId, deliveryId), { at }, DEDUPE_TTL_SECONDS).catch(() => undefined);
+  },
+  doneAt: async (deliveryId) => {
+    const held: unknown = await z.cache.get(claimCacheKey(subscriptionId, deliveryId)).catch(() => undefined);
+    return held && typeof held === 'object' && typeof (held as { at?: unknown }).at === 'number' ? (held as { at: number }).at : undefined;
+  },
 });
 
 /** The newest active batch: the one performList shows when no batch filter is set. */

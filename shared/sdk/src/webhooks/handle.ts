@@ -2,7 +2,7 @@ import { getHeader, type HeaderBag } from '../headers';
 import type { WebhookEvent } from '../types';
 import { occurrenceEvent, occurrenceKey } from '../poll/occurrence';
 import { checkSignature, failureMessage, readEnvelope, type OtherEnvelope, type VerificationFailure, type VerifyOptions } from './verify';
-import type { DeliveryStore } from './store';
+import { claimOccurrence, type DeliveryStore, type FailureTime } from './store';
 
 export interface HandleOptions extends VerifyOptions {
   /** The subscription's signing secret; several while rotating (any one may match). */
@@ -24,6 +24,18 @@ export interface HandleOptions extends VerifyOptions {
 export function claimKey(event: WebhookEvent, deliveryId: string): string {
   const kind = occurrenceEvent(event.type);
   return (kind && event.data && occurrenceKey(kind, event.data)) || deliveryId;
+}
+
+/**
+ * When a certificate failure happened, for its claim (store.ts claimOccurrence): the envelope's
+ * `createdAt`, the service's time of the event. A recovered copy (`recovered: true`, inside the
+ * signed body) carries the time its list was read. Undefined for other events, for a failure
+ * claimed by its delivery id, and for a time that cannot be read (the key alone then decides).
+ */
+function failureTime(event: WebhookEvent, deliveryId: string): FailureTime | undefined {
+  if (event.type !== 'certificate.failed' || claimKey(event, deliveryId) === deliveryId) return undefined;
+  const at = Date.parse(event.createdAt);
+  return Number.isNaN(at) ? undefined : { at, recovered: (event as { recovered?: unknown }).recovered === true };
 }
 
 /**
@@ -75,15 +87,15 @@ export async function handleDelivery(rawBody: unknown, headers: HeaderBag | null
   const why = options.accept?.(event);
   if (why !== undefined) return { outcome: 'filtered', why, event, deliveryId };
   const { store } = options;
-  const claim = claimKey(event, deliveryId);
-  const state = store ? await store.claim(claim) : 'taken';
+  const failure = failureTime(event, deliveryId);
+  const { key: claim, state } = store ? await claimOccurrence(store, claimKey(event, deliveryId), failure) : { key: claimKey(event, deliveryId), state: 'taken' };
   if (state === 'pending') return { outcome: 'pending', event, deliveryId, claim };
   if (state === 'done') return { outcome: 'duplicate', event, deliveryId, claim };
   let settled = false;
   const settle = async (ok: boolean) => {
     if (settled) return;
     settled = true;
-    await store?.settle(claim, ok);
+    await store?.settle(claim, ok, failure?.at);
   };
   return { outcome: 'accepted', event, deliveryId, claim, timestamp: signature.timestamp, settle };
 }

@@ -23,9 +23,17 @@ export interface DeliveryStore {
   claim(id: string): ClaimState | Promise<ClaimState>;
   /**
    * The attempt that took `id` ended. `ok`: the delivery was handled (the host answered 2xx), so
-   * later copies are duplicates. Otherwise it is released: the service's retry runs it.
+   * later copies are duplicates. Otherwise it is released: the service's retry runs it. `at`
+   * (epoch ms) is the time of the failure that was handled (claimOccurrence); a store that keeps
+   * it answers it from `doneAt`.
    */
-  settle(id: string, ok: boolean): void | Promise<void>;
+  settle(id: string, ok: boolean, at?: number): void | Promise<void>;
+  /**
+   * The `at` a done id was settled with; undefined when it is not done or was settled without
+   * one. Optional: without it, a certificate's second failure after a re-send is a duplicate of
+   * the first (never run twice, but not run).
+   */
+  doneAt?(id: string): number | undefined | Promise<number | undefined>;
 }
 
 /** How long a pending id holds when its attempt never settles (a host that lost it): 5 minutes. */
@@ -56,9 +64,9 @@ export function memoryStore(maxSize = 1000, options: MemoryStoreOptions = {}): D
   const pendingMs = options.pendingMs ?? DEFAULT_PENDING_MS;
   if (typeof pendingMs !== 'number' || !(pendingMs > 0)) throw new RangeError(`memoryStore: pendingMs must be a positive number of ms (got ${String(pendingMs)}).`);
   const now = options.now ?? (() => Date.now());
-  /** `done`, or the time until which the id is pending. Insertion order is the LRU order. */
-  const ids = new Map<string, 'done' | number>();
-  const put = (id: string, value: 'done' | number) => {
+  /** Done (with the `at` it was settled with), or the time until which the id is pending. Insertion order is the LRU order. */
+  const ids = new Map<string, Done | number>();
+  const put = (id: string, value: Done | number) => {
     ids.delete(id);
     ids.set(id, value);
     while (ids.size > maxSize) ids.delete(ids.keys().next().value as string);
@@ -66,7 +74,7 @@ export function memoryStore(maxSize = 1000, options: MemoryStoreOptions = {}): D
   return {
     claim(id) {
       const entry = ids.get(id);
-      if (entry === 'done') {
+      if (typeof entry === 'object') {
         put(id, entry); // recently seen: kept longest
         return 'done';
       }
@@ -74,9 +82,52 @@ export function memoryStore(maxSize = 1000, options: MemoryStoreOptions = {}): D
       put(id, now() + pendingMs);
       return 'taken';
     },
-    settle(id, ok) {
-      if (ok) put(id, 'done');
-      else if (ids.get(id) !== 'done') ids.delete(id);
+    settle(id, ok, at) {
+      if (ok) put(id, { at });
+      else if (typeof ids.get(id) !== 'object') ids.delete(id);
+    },
+    doneAt(id) {
+      const entry = ids.get(id);
+      return typeof entry === 'object' ? entry.at : undefined;
     },
   };
+}
+
+interface Done {
+  at: number | undefined;
+}
+
+/** A claim made for an attempt: the key the store now holds for it, and what the store said. */
+export interface Claim {
+  key: string;
+  state: ClaimState;
+}
+
+/** A failure being claimed: when it happened (epoch ms), and whether it came from a recovery. */
+export interface FailureTime {
+  at: number;
+  recovered: boolean;
+}
+
+/**
+ * Claims an occurrence (its key: occurrence.ts). A certificate's failures share one key per
+ * successful send, since the lists give no failure time; so a failure is claimed with its time
+ * too, and the store records the time it was handled at (`settle(key, true, at)`):
+ * - A delivered failure happened at its envelope's `createdAt`. If the key is done at an earlier
+ *   time, this is a later failure (a re-send that bounced again): it is claimed as `<key>@<at>`,
+ *   so it runs once, and copies of it are duplicates.
+ * - A recovered failure stands for every failure of that certificate up to the moment its list
+ *   was read (its `createdAt`): it runs only when the key is free, and is recorded at that time,
+ *   so the service's late copy of a failure it stood for is a duplicate, and a failure after it
+ *   runs. One that finds the key done is a duplicate: a second failure missed after the first
+ *   had run is not recovered (the list cannot tell two failures apart).
+ * A store without `doneAt` keeps keys only: a later failure is then a duplicate.
+ */
+export async function claimOccurrence(store: DeliveryStore, key: string, failure?: FailureTime): Promise<Claim> {
+  const state = await store.claim(key);
+  if (state !== 'done' || !failure || failure.recovered || !store.doneAt) return { key, state };
+  const handledAt = await store.doneAt(key);
+  if (handledAt === undefined || failure.at <= handledAt) return { key, state };
+  const later = `${key}@${failure.at}`;
+  return { key: later, state: await store.claim(later) };
 }

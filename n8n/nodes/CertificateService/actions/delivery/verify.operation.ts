@@ -91,7 +91,10 @@ function storeFor(context: IExecuteFunctions, recordInN8n: boolean): DeliverySto
 				return 'taken';
 			}
 		},
-		settle: (id, ok) => memory.settle(id, ok),
+		settle: (id, ok, at) => memory.settle(id, ok, at),
+		// Only this process's memory keeps a failure's time: n8n's store keeps ids. A later bounce
+		// whose first failure ran in another process is a duplicate (never twice).
+		doneAt: (id) => memory.doneAt?.(id),
 	};
 }
 
