@@ -69,7 +69,7 @@ it('Zapier Issue Certificate: from the perform to the HTTP call', async () => {
   expect(result.id).toBe('rec_1');
   expect(walk(stack)).toEqual([
     'perform (zapier/src/lib/client.ts)',
-    '(callback) (zapier/src/creates/issue_certificate.ts)',
+    'issueOne (zapier/src/creates/issue_certificate.ts)',
     'CertificateServiceClient.#exitOutcomes (shared/sdk/src/client/index.ts)',
     'issueMany (shared/sdk/src/issue/index.ts)',
     'sendCalls (shared/sdk/src/issue/index.ts)',

@@ -36,7 +36,7 @@ describe('issue_certificate', () => {
     });
     // Unset dates (null) are left out: Zapier's editor expects a date in a datetime field.
     const { expiryDate: _e, emailSentAt: _s, ...withoutUnsetDates } = r;
-    expect(result).toEqual({ ...withoutUnsetDates, skipped: false });
+    expect(result).toEqual({ ...withoutUnsetDates, skipped: false, recovered: false });
   });
 
   it.each([
@@ -176,11 +176,18 @@ describe('issue_certificates_bulk', () => {
     expect(error.firstLine).toMatch(/archived/);
   });
 
-  it('an unknown outcome is never retried automatically', async () => {
+  it('an unknown outcome is never retried by the core; the error says what a replay does, and halts when a replay would issue again', async () => {
+    // Skip on (the default): a replay skips what landed, so autoreplay may retry it (a plain error).
     api().post('/api/v1/batches/batch_1/recipients/bulk').reply(500, 'oops');
-    const error = await caught(bulk({ batch_id: 'batch_1', recipients: lines(2) }));
-    expect(error.name).toBe('AppError');
-    expect(String(error.json?.message)).toMatch(/No certificate was issued.*Outcome unknown/);
+    api().get('/api/v1/batches/batch_1/recipients').query({ limit: 100 }).reply(200, { data: [] });
+    const skipping = await caught(create('issue_certificates_bulk', { batch_id: 'batch_1', recipients: lines(2) }));
+    expect(skipping.name).toBe('AppError');
+    expect(String(skipping.json?.message)).toMatch(/No certificate was issued.*Outcome unknown.*Replaying this step is safe: the lines already in the batch are skipped/);
+    // Skip off: a replay would issue every line again, so it is halted (autoreplay never replays halted steps).
+    api().post('/api/v1/batches/batch_1/recipients/bulk').reply(500, 'oops');
+    const notSkipping = await caught(bulk({ batch_id: 'batch_1', recipients: lines(2) }));
+    expect(notSkipping.name).toBe('HaltedError');
+    expect(notSkipping.firstLine).toMatch(/No certificate was issued.*Outcome unknown.*"Skip Emails Already Issued in This Batch" is off, so a replay would issue every line again/);
   });
 
   it('reports a partial failure without failing the step (a retry would issue twice)', async () => {

@@ -1,12 +1,16 @@
 // The one error mapping (zapier/src/lib/errors.ts), exercised through real operations:
 // service envelopes, the core's pre-send validation, 401s, 429s and unknown outcomes.
 import nock from 'nock';
-import { API_KEY, api, caught, designCached, run, setupNock } from './mock-api';
+import { API_KEY, api, caught, designCached, freshCache, run, setupNock } from './mock-api';
 import { DEFAULT_THROTTLE_SECONDS, MAX_JITTER_SECONDS, fieldLabel, throttleDelay } from '../../zapier/src/lib/errors';
 import { ZAPIER_RETRY } from '../../zapier/src/lib/client';
 
 setupNock();
-beforeEach(() => designCached());
+// A fresh cache: an unknown outcome leaves a lost-answer marker that would make the next issue look the email up.
+beforeEach(() => {
+  freshCache();
+  designCached();
+});
 
 const issue = (inputData: Record<string, unknown>) => run('creates.issue_certificate.operation.perform', { inputData });
 const validIssue = { batch_id: 'batch_1', name: 'Ada', email: 'ada@example.com' };

@@ -12,7 +12,15 @@ export function api(): nock.Scope {
   return nock(ORIGIN, { reqheaders: { authorization: `Bearer ${API_KEY}` } });
 }
 
+/** appTester's z.cache (core's local stand-in), kept between runs of one test file. */
+export function zcache(): Record<string, string> {
+  return (appTester as unknown as { zcacheTestObj: Record<string, string> }).zcacheTestObj;
+}
 
+/** An empty z.cache: nothing an earlier test left (a design read, a lost-answer marker) counts. */
+export function freshCache(): void {
+  (appTester as unknown as { zcacheTestObj: Record<string, string> }).zcacheTestObj = {};
+}
 
 /**
  * As if a run in the last five minutes had read these batches' designs: the creates' design
@@ -20,6 +28,5 @@ export function api(): nock.Scope {
  * other mechanics see only their own requests. test/zapier/design-check.test.ts tests the reads.
  */
 export function designCached(batchIds: string[] = ['batch_1'], variables: DesignVariable[] = []): void {
-  const cache = (appTester as unknown as { zcacheTestObj: Record<string, string> }).zcacheTestObj;
-  for (const id of batchIds) cache[designCacheKey(authData, id)] = JSON.stringify(variables);
+  for (const id of batchIds) zcache()[designCacheKey(authData, id)] = JSON.stringify(variables);
 }

@@ -1,6 +1,7 @@
 import { defineCreate } from 'zapier-platform-core';
 import { assertNever, CertificateServiceError, outcomeReport, validationError, type IssueItem, type IssueOutcome, type IssueOutcomeKind, type OutcomeReport } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
+import { toZapierError, type ReplayWords } from '../lib/errors';
 import { batchField, dict, flag, sendField, text } from '../lib/inputs';
 import { combinedData, loadVariableFields } from '../lib/variables';
 import { designVariables } from '../lib/design-check';
@@ -33,6 +34,12 @@ export interface LineResult {
 }
 
 const MAX_SUMMARY_ERRORS = 5;
+
+/** What replaying the step does when an issue call's answer was lost (errors.ts: not safe is halted, so autoreplay leaves it alone). */
+const REPLAY: Record<'skipping' | 'notSkipping', ReplayWords> = {
+  skipping: { safe: true, words: 'Replaying this step is safe: the lines already in the batch are skipped, and only the missing ones are issued.' },
+  notSkipping: { safe: false, words: '"Skip Emails Already Issued in This Batch" is off, so a replay would issue every line again: turn it on before replaying.' },
+};
 const NO_CERTIFICATE = { recipientId: '', certificateId: '', shareToken: '', certUrl: '' };
 
 function row(index: number, line: Record<string, unknown>, outcome: IssueOutcome): LineResult {
@@ -126,9 +133,10 @@ export default defineCreate({
       }));
       // The core's design check fails a line that leaves a required variable empty (after the
       // shared ones), before any write; the design read is kept in z.cache across runs.
+      const skipExisting = flag(skip_existing) ?? true;
       const outcomes = await client.issueMany(items, {
         data: combinedData(bundle.inputData) as IssueItem['data'],
-        skipExisting: flag(skip_existing) ?? true,
+        skipExisting,
         variables: await designVariables(z, bundle, client, batchId),
       });
       const results = outcomes.map((outcome, i) => row(i, lines[i], outcome));
@@ -139,14 +147,15 @@ export default defineCreate({
         // Nothing was issued: fail the step with the most telling error. A whole-call
         // problem (auth, rate limit, quota, archived batch) beats a bad line, so Zapier
         // reacts to it properly (reconnect, retry later). Retrying is then safe unless
-        // some line's outcome is unknown, which the mapping never retries.
+        // some line's outcome is unknown: then the error says what a replay does.
         const errors = outcomes.flatMap((o) => (o.ok ? [] : [o.error]));
         const cause = errors.find((e) => e.outcomeUnknown) ?? errors.find((e) => e.code !== 'VALIDATION_ERROR') ?? errors[0];
-        throw new CertificateServiceError({
+        const error = new CertificateServiceError({
           ...cause.toJSON(),
           code: cause.code,
           message: `No certificate was issued. ${summarise(report)}`,
         });
+        throw toZapierError(z, error, { replay: skipExisting ? REPLAY.skipping : REPLAY.notSkipping });
       }
 
       // Zapier's own word: a line without a certificate is "failed", whatever kept it back.

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Bundle, ZObject } from 'zapier-platform-core';
 import type { CertificateServiceClient, DesignVariable } from '@certificate-service/sdk/core';
+import { connectionCacheKey } from './cache-key';
 
 // The design check (on by default in the core's issueMany) reads the batch and its design:
 // two requests. A Zap issues one item per run, so that would triple its requests against the
@@ -15,15 +15,9 @@ import type { CertificateServiceClient, DesignVariable } from '@certificate-serv
  */
 export const DESIGN_CACHE_TTL_SECONDS = 300;
 
-/**
- * The cache key: one connection (base URL and key) and one batch. Hashed, so the API key is
- * never a cache key or anywhere in the cache; another key or base URL never shares an entry.
- */
+/** The cache key: one connection and one batch (hashed: cache-key.ts). */
 export function designCacheKey(authData: Record<string, unknown> | undefined, batchId: string): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([String(authData?.baseUrl ?? '').trim(), String(authData?.apiKey ?? ''), batchId]))
-    .digest('hex');
-  return `certsvc:design-variables:v1:${digest}`;
+  return connectionCacheKey('design-variables:v1', authData, batchId);
 }
 
 const isVariable = (v: unknown): v is DesignVariable =>

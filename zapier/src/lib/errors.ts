@@ -18,11 +18,24 @@ import { CertificateServiceError, hostHint, type HostWords } from '@certificate-
 export interface ErrorContext {
   /** The connection test: every failure is shown in the connect dialog as a plain error. */
   authTest?: boolean;
+  /** An issue step whose outcome is unknown, and what replaying it would do (see ReplayWords). */
+  replay?: ReplayWords;
+}
+
+/**
+ * What replaying an issue step whose outcome is unknown does, in Zapier's words for the user.
+ * `safe`: it cannot issue twice, so the error is a plain one, which autoreplay retries. Not safe:
+ * it is halted, since autoreplay replays only errored steps, never halted ones ("Autoreplay will
+ * only replay actions that fail due to a Stopped/Errored status", help.zapier.com, "What is replay?").
+ */
+export interface ReplayWords {
+  safe: boolean;
+  words: string;
 }
 
 /** Codes that describe the input or the state of a resource, not a broken integration. */
 // UNEXPECTED_RESPONSE: an answer the core could not read, so nothing was done with it (an issue call
-// whose answer was unreadable is outcomeUnknown and handled above, never halted).
+// whose answer was unreadable is outcomeUnknown, and the step's replay words decide: see RULES).
 const HALT_CODES = new Set(['VALIDATION_ERROR', 'NOT_FOUND', 'CONFLICT', 'BATCH_ARCHIVED', 'UNEXPECTED_RESPONSE']);
 
 /** Used when a 429 carries no Retry-After. */
@@ -63,7 +76,8 @@ export function fieldLabel(field: string): string {
 /** Zapier's words after the core's hint: the connection, the Zaps that hold a subscription. */
 export const ZAPIER_WORDS: HostWords = {
   auth: 'Reconnect your Certificate Service account in Zapier with a working key.',
-  'issue-unknown': 'Replay the run: Issue Certificates in Bulk skips the lines already issued; for Issue Certificate, turn on "Skip If Already Issued in This Batch" first, or use Find or Issue Certificate.',
+  // Each issue step says what its replay does (context.replay); this is for any other.
+  'issue-unknown': 'Look the emails up in the batch (Find Certificate by Email) before replaying this step.',
   'subscription-limit':
     'Each Zap that is on with an instant Certificate Service trigger holds one: turn off the Zaps you no longer use, or switch them to the polling triggers New Certificate, Certificate Email Sent and Certificate Email Failed, which hold none. (n8n workflows and your own apps on the same workspace may hold others.)',
   'unexpected-response': 'Check the API Base URL of your Certificate Service connection.',
@@ -75,11 +89,11 @@ export const ZAPIER_WORDS: HostWords = {
  * What the user reads: the core's message, the Zapier field to fix when one is named, the
  * code of an auth failure, and the core's hint with Zapier's words for it.
  */
-function userText(error: CertificateServiceError): string {
+function userText(error: CertificateServiceError, context: ErrorContext): string {
   let text = error.message;
   if (error.field) text = `${text.replace(/[.\s]*$/, '')}. Check the ${fieldLabel(error.field)} field.`;
   if (error.isAuthError) text = `${text} (${error.code})`;
-  const hint = hostHint(error, ZAPIER_WORDS);
+  const hint = hostHint(error, context.replay ? { ...ZAPIER_WORDS, 'issue-unknown': context.replay.words } : ZAPIER_WORDS);
   return hint ? `${text} ${hint}` : text;
 }
 
@@ -89,8 +103,9 @@ type Rule = [when: (error: CertificateServiceError, context: ErrorContext) => bo
 const RULES: Rule[] = [
   [(e, c) => e.isAuthError && c.authTest === true, (z, e, text) => new z.errors.Error(text, String(e.code), 401)],
   [(e) => e.isAuthError, (z, _e, text) => new z.errors.ExpiredAuthError(text)],
-  // An issue call whose outcome is unknown must not be retried automatically: it could
-  // issue (and bill) the certificate twice. The user checks and replays it by hand.
+  // An issue call whose outcome is unknown is never repeated by the core. Replaying the step is
+  // left to Zapier's autoreplay only when the step says a replay cannot issue twice.
+  [(e, c) => e.outcomeUnknown && c.replay?.safe === false, (z, _e, text) => new z.errors.HaltedError(text)],
   [(e) => e.outcomeUnknown, (z, e, text) => new z.errors.Error(text, String(e.code), e.status || undefined)],
   [(e) => e.isRateLimited, (z, e, text) => new z.errors.ThrottledError(text, throttleDelay(e.retryAfterSeconds))],
   [(e, c) => !c.authTest && (e.phase === 'validation' || HALT_CODES.has(e.code)), (z, _e, text) => new z.errors.HaltedError(text)],
@@ -101,7 +116,7 @@ const RULES: Rule[] = [
 export function toZapierError(z: ZObject, error: unknown, context: ErrorContext = {}): Error {
   if (!(error instanceof CertificateServiceError)) return error instanceof Error ? error : new Error(String(error));
   const [, make] = RULES.find(([when]) => when(error, context))!;
-  const mapped = make(z, error, userText(error));
+  const mapped = make(z, error, userText(error, context));
   // zapier-platform-core (19.1.0, src/middleware.js enrichErrorMessages) appends a "What
   // happened" log to an error's message unless `doNotContextify` is set: the bundle's input
   // and the first 100 characters of the raw response. Those can hold a key the server echoed
