@@ -14,7 +14,7 @@ import path from 'node:path';
 import { createClient, createNodeHandler, DEFAULT_MEMORY_STORE_SIZE, fileStore, memoryStore, signPayload, type CertificateServiceClient, type WebhookEvent } from '@certificate-service/sdk';
 import { cliWorld, runCli } from '../support/cli';
 import { N8N_VERIFY_MEMORY } from '../../shared/cli/src/events-recover';
-import { FIRST_PAUSE_MS, MAX_PAUSE_MS, pauseMs } from '../../shared/cli/src/forward';
+import { FIRST_PAUSE_MS, pauseMs } from '../../shared/cli/src/forward';
 import { parseTimeFlag } from '../../shared/cli/src/time-flag';
 import { MEMORY_DELIVERIES } from '../../n8n/nodes/shared/delivery-memory';
 
@@ -176,12 +176,19 @@ describe('a receiver down through all 7 attempts of 60 deliveries', () => {
   });
 });
 
-/** A receiver that answers 200 to anything and counts what reached it. */
-async function sink(): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+/** A receiver that answers 200 to anything and counts what reached it, and the most in flight at once. */
+async function sink(): Promise<{ url: string; requests: () => number; maxInFlight: () => number; close: () => Promise<void> }> {
   let requests = 0;
-  const server = http.createServer((req, res) => req.resume().on('end', () => (requests++, res.writeHead(200).end())));
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const server = http.createServer((req, res) => {
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+    res.on('finish', () => inFlight--);
+    req.resume().on('end', () => setTimeout(() => (requests++, res.writeHead(200).end()), 1));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, requests: () => requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return { url, requests: () => requests, maxInFlight: () => maxInFlight, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** A workspace with `n` certificates issued (not sent) after the time returned. */
@@ -220,12 +227,14 @@ describe('more events than the receiver remembers (memoryStore keeps 1,000 keys 
     }
   });
 
-  test.each([[['--receiver-memory', '1001']], [['--yes']]])('%j forwards them all', async (optOut) => {
+  test.each([[['--receiver-memory', '1001']], [['--yes']]])('%j forwards them all, 4 in flight at most by default', async (optOut) => {
     const rx = await sink();
     try {
       const run = await runCli(['events', 'recover', '--since', w.since, '--forward-to', rx.url, '--secret', 'wh_sec_x', ...optOut], w.env);
       expect([run.code, JSON.parse(run.stdout)]).toEqual([0, { found: 1001, forwarded: 1001, answered2xx: 1001, failed: 0, notDelivered: 0 }]);
       expect(rx.requests()).toBe(1001);
+      expect(rx.maxInFlight()).toBeLessThanOrEqual(4);
+      expect(rx.maxInFlight()).toBeGreaterThan(1);
     } finally {
       await rx.close();
     }
@@ -316,11 +325,11 @@ describe('pacing: a busy receiver is waited for, never more than --concurrency i
   test.each<[string, string | undefined, number, number]>([
     ['seconds', '7', 1, 7_000],
     ['an HTTP date', new Date(Date.parse('2026-11-27T08:00:30Z')).toUTCString(), 1, 30_000],
-    ['more than the cap', '3600', 1, MAX_PAUSE_MS],
+    ['more than the cap', '3600', 1, 60_000],
     ['0 (no spinning)', '0', 1, FIRST_PAUSE_MS],
     ['none: 1 s, doubling', undefined, 1, 1_000],
     ['none, third time', undefined, 3, 4_000],
-    ['none, many times: the cap', undefined, 20, MAX_PAUSE_MS],
+    ['none, many times: the cap', undefined, 20, 60_000],
     ['unreadable', 'soon', 2, 2_000],
   ])('the pause for Retry-After %s', (_case, header, streak, ms) => {
     expect(pauseMs(header, streak, Date.parse('2026-11-27T08:00:00Z'))).toBe(ms);
@@ -342,6 +351,15 @@ describe('flags are checked before any request (exit 2)', () => {
     const run = await runCli(['events', 'recover', ...args], { CERTSVC_API_KEY: 'sk_test_whatever', CERTSVC_BASE_URL: world.sb.baseUrl });
     expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(message)]);
     expect(world.sb.controls.counters().requests.total).toBe(before);
+  });
+
+  test('--help gives the defaults the README gives', async () => {
+    const help = (await runCli(['events', 'recover', '--help'], {})).stdout.replace(/\s+/g, ' ');
+    expect(help).toMatch(/--until <time> .*\(default now\)/);
+    expect(help).toMatch(/--concurrency <n> .*\(default 4\)/);
+    expect(help).toMatch(/--max-wait <duration> .*\(default 5m\)/);
+    expect(help).toMatch(/--receiver-memory <keys> .*Verify: 20,000 per process/);
+    expect(help).toMatch(/--yes .*\(default limit 1,000\)/);
   });
 
   test('a --forward-to URL with a user name and password: refused, the password in no output', async () => {
