@@ -387,37 +387,43 @@ describe('flags are checked before any request (exit 2)', () => {
     expect(parseTimeFlag('--since', text, now)).toBe(at);
   });
 
-  test.each([
-    '2026-11-27junk',
-    '2026-02-30',
-    '2025-02-29',
-    '2026-13-01',
-    '2026-11-00',
-    '2026-11-27T08:00:00', // no zone: whose 08:00?
-    '2026-11-27T08:00',
-    '2026-11-27 08:00Z',
-    '2026-11-27T24:00Z',
-    '2026-11-27T08:60Z',
-    '2026-11-27T08:00:60Z',
-    '2026-11-27T08:00+0100',
-    '2026-11-27T08:00+24:00',
-    '27/11/2026',
-    'Nov 27 2026',
-    'Fri, 27 Nov 2026 08:00:00 GMT',
-    '1764230400000',
-    '2026-11',
-    '2026',
-    'yesterday',
-    '72',
-    '-3d',
-    '3w',
-    '',
-  ])('an invalid time, %j: exit 2 naming the flag, before any request', async (text) => {
+  const FORMS = 'a duration back from now (72h, 3d, 90m) or an ISO 8601 time: a date (2026-11-27, midnight UTC) or a date and time with its zone (2026-11-27T08:00:00Z, 2026-11-27T09:00+01:00)';
+  const NOT_A_DAY = (d: string) => `is not a real time: ${d} is not a day of the calendar`;
+  test.each<[string, string]>([
+    ['2026-11-27junk', FORMS],
+    ['2026-02-30', NOT_A_DAY('2026-02-30')],
+    ['2025-02-29', NOT_A_DAY('2025-02-29')],
+    ['2026-13-01', NOT_A_DAY('2026-13-01')],
+    ['2026-11-00', NOT_A_DAY('2026-11-00')],
+    ['2026-04-31T08:00Z', NOT_A_DAY('2026-04-31')],
+    ['2026-11-27T08:00:00', FORMS], // no zone: whose 08:00?
+    ['2026-11-27T08:00', FORMS],
+    ['2026-11-27 08:00Z', FORMS],
+    ['2026-11-27T24:00Z', 'is not a real time: the time of day runs from 00:00:00 to 23:59:59'],
+    ['2026-11-27T08:60Z', 'is not a real time: the time of day'],
+    ['2026-11-27T08:00:60Z', 'is not a real time: the time of day'],
+    ['2026-11-27T08:00+24:00', 'is not a real time: the zone runs from -23:59 to +23:59'],
+    ['2026-11-27T08:00+0100', FORMS],
+    ['27/11/2026', FORMS],
+    ['Nov 27 2026', FORMS],
+    ['Fri, 27 Nov 2026 08:00:00 GMT', FORMS],
+    ['1764230400000', FORMS],
+    ['2026-11', FORMS],
+    ['2026', FORMS],
+    ['yesterday', FORMS],
+    ['72', FORMS],
+    ['-3d', FORMS],
+    ['3w', FORMS],
+    ['', FORMS],
+  ])('an invalid time, %j: exit 2 naming the flag, before any request', async (text, why) => {
     const before = world.sb.controls.counters().requests.total;
     for (const flag of ['--since', '--until']) {
       const window = flag === '--since' ? ['--since', text] : ['--since', '72h', '--until', text];
       const run = await runCli(['events', 'recover', ...window, '--dry-run'], { CERTSVC_API_KEY: 'sk_test_whatever', CERTSVC_BASE_URL: world.sb.baseUrl });
-      expect([run.code, run.stderr]).toEqual([2, `certsvc: ${flag}: give a duration back from now (72h, 3d, 90m) or an ISO 8601 time: a date (2026-11-27, midnight UTC) or a date and time with its zone (2026-11-27T08:00:00Z, 2026-11-27T09:00+01:00); got "${text}".\n`]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(new RegExp(`^certsvc: ${flag}: `));
+      expect(run.stderr).toContain(`"${text}"`);
+      expect(run.stderr).toContain(why);
     }
     expect(world.sb.controls.counters().requests.total).toBe(before);
   });

@@ -23,24 +23,27 @@ function day(year: number, month: number, date: number): number {
   return at.getUTCFullYear() === year && at.getUTCMonth() === month - 1 && at.getUTCDate() === date ? at.getTime() : NaN;
 }
 
-/** The time `text` names (epoch ms), or NaN. */
-function read(text: string, now: number): number {
+/** The time `text` names (epoch ms), NaN when it is none of the forms, or why it is not a real time. */
+function read(text: string, now: number): number | string {
   const duration = DURATION.exec(text);
   if (duration) return now - Number(duration[1]) * UNITS[duration[2].toLowerCase()];
-  const date = DATE.exec(text);
-  if (date) return day(Number(date[1]), Number(date[2]), Number(date[3]));
-  const t = DATE_TIME.exec(text);
+  const t = DATE.exec(text) ?? DATE_TIME.exec(text);
   if (!t) return NaN;
+  const date = day(Number(t[1]), Number(t[2]), Number(t[3]));
+  if (Number.isNaN(date)) return `${t[1]}-${t[2]}-${t[3]} is not a day of the calendar`;
+  if (t.length === 4) return date;
   const [hour, minute, second, offsetHours, offsetMinutes] = [t[4], t[5], t[6] ?? '0', t[10] ?? '0', t[11] ?? '0'].map(Number);
-  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return NaN;
+  if (hour > 23 || minute > 59 || second > 59) return 'the time of day runs from 00:00:00 to 23:59:59';
+  if (offsetHours > 23 || offsetMinutes > 59) return 'the zone runs from -23:59 to +23:59';
   const offsetMs = (t[9] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
   const fraction = t[7] ? Math.floor(Number(t[7]) * 1000) : 0;
-  return day(Number(t[1]), Number(t[2]), Number(t[3])) + ((hour * 60 + minute) * 60 + second) * 1000 + fraction - offsetMs;
+  return date + ((hour * 60 + minute) * 60 + second) * 1000 + fraction - offsetMs;
 }
 
 /** A time flag's value (epoch ms); anything else is a usage error naming the flag. */
 export function parseTimeFlag(flag: string, text: string, now: number): number {
   const at = read(text.trim(), now);
+  if (typeof at === 'string') throw new UsageError(`${flag}: "${text}" is not a real time: ${at}.`);
   if (Number.isNaN(at)) throw new UsageError(`${flag}: give ${FORMS}; got "${text}".`);
   return at;
 }
