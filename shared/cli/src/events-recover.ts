@@ -95,7 +95,7 @@ export async function runRecover(flags: RecoverFlags, conn: ConnectionFlags, out
   const { client } = connect(conn, env);
   const found = await client.findRecoverableEvents({ since, until, events, batches });
   for (const note of found.notes) err.write(`certsvc: ${note}\n`);
-  const span = `from ${new Date(since).toISOString()} to ${new Date(until!).toISOString()}`;
+  const span = `from ${new Date(since).toISOString()} to ${new Date(until ?? now).toISOString()}`;
   err.write(`Found ${found.events.length} events ${span} (${found.requests} list requests: every batch${flags.batch?.length ? ' named' : ''} read whole, one request per 100 certificates). viewed events cannot be recovered.\n`);
   if (flags.dryRun) {
     for (const { event, key, deliveryId } of found.events) out.write(`${JSON.stringify({ deliveryId, occurrence: key, type: event.type, createdAt: event.createdAt, recipientId: event.data.id, batchId: event.data.batchId })}\n`);
@@ -111,6 +111,7 @@ export async function runRecover(flags: RecoverFlags, conn: ConnectionFlags, out
   const notDelivered = tally('notDelivered');
   const report = {
     found: found.events.length,
+    // Sent at least once: a delivery not delivered but with a status was answered 503/429.
     forwarded: outcomes.filter((o) => o.kind !== 'notDelivered' || o.status !== undefined).length,
     answered2xx: tally('delivered'),
     failed: tally('failed'),
@@ -129,7 +130,7 @@ export function registerEvents(cli: Command, result: { exitCode: number }, io: P
     .command('events')
     .description('recover webhook events a receiver missed')
     .command('recover')
-    .description('forward the issued, sent and failed events since a time to a receiver, signed as the service signs them (viewed events cannot be recovered)')
+    .description('forward the issued, sent and failed events of a window (--since, --until) to a receiver, signed as the service signs them, paced (viewed events cannot be recovered)')
     .requiredOption('--since <time>', 'a duration back from now (72h, 3d, 90m), a date (2026-11-27) or a date-time with its zone (2026-11-27T08:00Z)')
     .option('--until <time>', 'the end of the window, in the same forms (default now)')
     .option('--forward-to <url>', "the receiver's URL (an SDK app, or n8n's Webhook node before Delivery: Verify)")
