@@ -71,6 +71,13 @@ describe('checkRecoverSettings', () => {
     expect(checkRecoverSettings({ since: now }, {}, now).since).toBe(now);
   });
 
+  test('until: a Date, ms or ISO, not before since (the same instant is an empty window); after now it is the present', () => {
+    expect(checkRecoverSettings({ since: now - DAY, until: '2026-11-27T08:00:00Z' }).until).toBe(now);
+    expect(checkRecoverSettings({ since: now, until: new Date(now) }, {}, now).until).toBe(now);
+    expect(checkRecoverSettings({ since: now, until: now + DAY }, {}, now).until).toBe(now + DAY);
+    expect(checkRecoverSettings({ since: now }).until).toBeUndefined();
+  });
+
   test.each<[string, Record<string, unknown>, string, RegExp]>([
     ['since no time', { since: 'last week' }, 'since', /must be a time.*got "last week"/],
     ['since missing', {}, 'since', /must be a time/],
@@ -79,6 +86,9 @@ describe('checkRecoverSettings', () => {
     ['certificate.viewed', { since: 0, events: ['certificate.viewed'] }, 'events', /viewed cannot be recovered/],
     ['no events', { since: 0, events: [] }, 'events', /must be some of issued, sent, failed/],
     ['an unknown event', { since: 0, events: ['opened'] }, 'events', /got \["opened"\]/],
+    ['until no time', { since: 0, until: 'tomorrow' }, 'until', /must be a time.*got "tomorrow"/],
+    ['until null', { since: 0, until: null }, 'until', /must be a time/],
+    ['until before since', { since: now, until: now - 1 }, 'until', /^Invalid "until": 2026-11-27T07:59:59.999Z is before since \(2026-11-27T08:00:00.000Z\)/],
     ['batches not a list', { since: 0, batches: 'b1' }, 'batches', /a list of batch ids/],
     ['an empty list of batches', { since: 0, batches: [] }, 'batches', /a list of batch ids/],
   ])('%s: a VALIDATION_ERROR naming the field', (_rule, options, field, problem) => {
@@ -98,5 +108,6 @@ describe('checkRecoverSettings', () => {
     const flags = { since: '--since', events: '--events', batches: '--batch' };
     expect(refusal(() => checkRecoverSettings({ since: 0, events: ['viewed' as never] }, flags))).toMatchObject({ field: '--events', message: expect.stringMatching(/^Invalid "--events": viewed cannot be recovered/) });
     expect(refusal(() => checkRecoverSettings({ since: now + DAY }, flags, now))).toMatchObject({ field: '--since' });
+    expect(refusal(() => checkRecoverSettings({ since: now, until: now - DAY }, { ...flags, until: '--until' }, now))).toMatchObject({ field: '--until', message: expect.stringMatching(/is before --since \(/) });
   });
 });

@@ -60,6 +60,24 @@ test('issued and sent at or after `since`, of any certificate (a send during the
   expect(result).toMatchObject({ found: 2, ran: 2, duplicates: 0, pending: 0, failed: [] });
 });
 
+test('`until`: nothing after it, by the time the event carries (an issue, a send, a failure)', async () => {
+  const b = await batch();
+  const since = now;
+  const [early] = await issue(b, 1, { send: true });
+  sb.controls.settleMail(); // sent at `since`
+  now += 1000;
+  const until = now;
+  now += 1000;
+  await issue(b, 1, { send: true }); // issued and sent after `until`
+  const [bounce] = await issue(b, 1, { bounce: true, send: true });
+  await client.sendCertificate(b, early); // sent again after `until`: the list shows only the last send
+  sb.controls.settleMail();
+  now += 1000;
+  expect((await recover(since, memoryStore(), { until })).keys).toEqual([`issued ${early}`]);
+  expect((await recover(since, memoryStore(), { until: now })).keys.sort()).toEqual(expect.arrayContaining([`failed ${bounce}`, `sent ${early}`]));
+  await expect(client.recoverEvents({ since, until: since - 1, store: memoryStore(), onEvent: () => undefined })).rejects.toMatchObject({ field: 'until' });
+});
+
 test('failed: certificates issued up to 7 days before `since`; a resend that fails again is one occurrence', async () => {
   const b = await batch();
   const [tooOld] = await issue(b, 1, { bounce: true });

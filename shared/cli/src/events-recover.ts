@@ -8,41 +8,42 @@
 // Trigger (it keeps its secret in the workflow's static data): their users run the poll
 // trigger of the same event, or recover into a Webhook → Verify workflow.
 // `viewed` cannot be recovered: no list says when a certificate was viewed.
+// The window is `--since` to `--until`. More events than the receiver remembers are refused
+// (a receiver that has forgotten a key runs the service's late copy of that event again) unless
+// the user states its memory or says `--yes`; the forwarding is paced (forward.ts).
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { checkRecoverSettings, signPayload, type PollEvent, UsageError } from '@certificate-service/sdk';
+import { checkRecoverSettings, DEFAULT_MEMORY_STORE_SIZE, type PollEvent, UsageError } from '@certificate-service/sdk';
 import { connect, type ConnectionFlags } from './connect';
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_WAIT_MS, forwardAll, MAX_CONCURRENCY } from './forward';
 import type { Io } from './io';
+import { parseDurationFlag, parseTimeFlag } from './time-flag';
 
 export interface RecoverFlags {
   since: string;
+  until?: string;
   forwardTo?: string;
   secret?: string;
   batch?: string[];
   events?: string;
   dryRun?: boolean;
+  yes?: boolean;
+  receiverMemory?: string;
+  concurrency?: string;
+  maxWait?: string;
 }
-
-/** Claims n8n keeps across restarts (the Certificate Service Trigger's static data, n8n/nodes/CertificateServiceTrigger/deliveries.ts). */
-export const N8N_STORED_CLAIMS = 200;
-/** How long a forwarded delivery may take to be answered (the spec expects about 10 s). */
-const ANSWER_TIMEOUT_MS = 10_000;
-const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** The flags by the core's names: the core checks the settings and names the flag. */
-const FLAGS = { since: '--since', events: '--events', batches: '--batch' };
-
-/** `72h`, `3d`, `90m`, or an ISO 8601 time: the earliest time to recover (epoch ms). */
-export function parseSince(text: string, now = Date.now()): number {
-  const duration = /^\s*(\d+(?:\.\d+)?)\s*([mhd])\s*$/i.exec(text);
-  if (duration) return now - Number(duration[1]) * UNITS[duration[2].toLowerCase()];
-  const at = /^\d{4}-\d\d-\d\d/.test(text.trim()) ? Date.parse(text) : NaN;
-  if (Number.isNaN(at)) throw new UsageError(`--since: give a duration (72h, 3d, 90m) or an ISO 8601 time (2026-11-27T08:00:00Z); got "${text}".`);
-  return checkRecoverSettings({ since: at }, FLAGS, now).since;
-}
+const FLAGS = { since: '--since', until: '--until', events: '--events', batches: '--batch' };
 
 /** `--events issued,certificate.sent`: the core's names, checked by the core. */
 const parseEvents = (text: string | undefined) => text?.split(',').map((e) => e.trim().replace(/^certificate\./, '')).filter(Boolean) as PollEvent[] | undefined;
+
+function wholeNumber(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`${flag}: give a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}; got "${text}".`);
+  return n;
+}
 
 function parseUrl(text: string | undefined): URL {
   let url: URL | undefined;
@@ -52,61 +53,73 @@ function parseUrl(text: string | undefined): URL {
     url = undefined;
   }
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new UsageError('--forward-to: give the receiver\'s URL (https://…; http:// for a local receiver).');
+  // fetch would refuse them with a bare TypeError, on every delivery, after the whole window was read. Neither part is repeated.
+  if (url.username || url.password) {
+    throw new UsageError('--forward-to: the URL carries a user name or password (user:pass@); give it without them. Each delivery is signed with --secret, which is how the receiver knows it.');
+  }
   return url;
 }
 
-interface Forwarded {
-  status?: number;
-  error?: string;
-}
+const count = (n: number) => n.toLocaleString('en-US');
 
-/** One signed POST, as the service makes it: a fresh `t` per attempt, over the exact bytes sent. */
-async function forward(url: URL, secret: string, type: string, deliveryId: string, body: string): Promise<Forwarded> {
-  const headers = { ...signPayload(secret, body), 'X-Service-Event': type, 'X-Service-Delivery': deliveryId, 'User-Agent': 'Service-Webhook/1', 'Content-Type': 'application/json' };
-  try {
-    // redirect: manual: a redirect is an answer other than 2xx, as the service counts it.
-    const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
-    await res.arrayBuffer().catch(() => undefined);
-    return { status: res.status };
-  } catch (error) {
-    // The cause of a fetch failure names the host and port at most, never a header.
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return { error: (error as Error).name === 'TimeoutError' ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` : (cause ?? (error as Error).name) };
-  }
+/** Keys n8n's Delivery: Verify remembers per process (MEMORY_DELIVERIES in n8n/nodes/shared/delivery-memory.ts; a test holds them equal). */
+export const N8N_VERIFY_MEMORY = 20_000;
+
+/** More events than the receiver remembers: refused unless the user says the receiver's memory holds them. */
+function memoryRefusal(found: number, stated: number | undefined): string {
+  const memory = stated === undefined ? `the ${count(DEFAULT_MEMORY_STORE_SIZE)} keys the smallest receiver memory holds (an SDK receiver on its default memoryStore)` : `the ${count(stated)} keys --receiver-memory says the receiver holds`;
+  return (
+    `the window holds ${count(found)} events, more than ${memory}; nothing was forwarded. A receiver that remembers fewer keys than the events forwarded ` +
+    "may run an event twice when the service's late copy of it arrives. Narrow the window (--since, --until), read fewer batches (--batch) or events (--events); " +
+    `or state the receiver's memory (--receiver-memory ${N8N_VERIFY_MEMORY} for n8n's Delivery: Verify, per process), or --yes for a store that keeps every key (fileStore, a database).`
+  );
 }
 
 /** Finds, then forwards (or lists, with --dry-run); exit 0 when every forwarded delivery got a 2xx. */
 export async function runRecover(flags: RecoverFlags, conn: ConnectionFlags, out: NodeJS.WritableStream, err: NodeJS.WritableStream, env: NodeJS.ProcessEnv): Promise<number> {
   // Every flag is checked before any request.
-  const { since, events, batches } = checkRecoverSettings({ since: parseSince(flags.since), events: parseEvents(flags.events), batches: flags.batch?.length ? flags.batch : undefined }, FLAGS);
+  const now = Date.now();
+  const window = {
+    since: parseTimeFlag('--since', flags.since, now),
+    until: flags.until === undefined ? now : parseTimeFlag('--until', flags.until, now),
+    events: parseEvents(flags.events),
+    batches: flags.batch?.length ? flags.batch : undefined,
+  };
+  const { since, until, events, batches } = checkRecoverSettings(window, FLAGS, now);
+  const concurrency = flags.concurrency === undefined ? DEFAULT_CONCURRENCY : wholeNumber('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY);
+  const maxWaitMs = flags.maxWait === undefined ? DEFAULT_MAX_WAIT_MS : parseDurationFlag('--max-wait', flags.maxWait);
+  const memory = flags.receiverMemory === undefined ? undefined : wholeNumber('--receiver-memory', flags.receiverMemory, 1);
   const secret = flags.secret ?? env.CERTSVC_WEBHOOK_SECRET;
   const url = flags.dryRun && !flags.forwardTo ? undefined : parseUrl(flags.forwardTo);
   if (!flags.dryRun && !secret?.trim()) throw new UsageError('--secret: give the receiver\'s signing secret (wh_sec_…), or set CERTSVC_WEBHOOK_SECRET (it keeps the secret out of the process list).');
   const { client } = connect(conn, env);
-  const found = await client.findRecoverableEvents({ since, events, batches });
+  const found = await client.findRecoverableEvents({ since, until, events, batches });
   for (const note of found.notes) err.write(`certsvc: ${note}\n`);
-  err.write(`Found ${found.events.length} events since ${new Date(since).toISOString()} (${found.requests} list requests: every batch${flags.batch?.length ? ' named' : ''} read whole, one request per 100 certificates). viewed events cannot be recovered.\n`);
+  const span = `from ${new Date(since).toISOString()} to ${new Date(until ?? now).toISOString()}`;
+  err.write(`Found ${found.events.length} events ${span} (${found.requests} list requests: every batch${flags.batch?.length ? ' named' : ''} read whole, one request per 100 certificates). viewed events cannot be recovered.\n`);
   if (flags.dryRun) {
     for (const { event, key, deliveryId } of found.events) out.write(`${JSON.stringify({ deliveryId, occurrence: key, type: event.type, createdAt: event.createdAt, recipientId: event.data.id, batchId: event.data.batchId })}\n`);
     out.write(`${JSON.stringify({ found: found.events.length, forwarded: 0, answered2xx: 0, failed: 0, dryRun: true })}\n`);
     return 0;
   }
-  if (found.events.length > N8N_STORED_CLAIMS) {
-    err.write(
-      `certsvc: warning: forwarding ${found.events.length} events, more than the ${N8N_STORED_CLAIMS} claims n8n keeps across restarts. An n8n Webhook → Delivery: Verify receiver ` +
-        'remembers up to 20,000 per node, but in the memory of one process: if n8n restarts (or another worker takes a copy) before the service stops retrying, ' +
-        'a copy of an event it ran may run again. Turn on "Record Delivery IDs" in Verify to keep them in n8n\'s database. An SDK receiver is exactly once with a store that survives restarts (fileStore, or your database).\n',
-    );
-  }
-  const failures: { deliveryId: string; occurrence: string; status?: number; error?: string }[] = [];
-  let ok = 0;
-  for (const { event, key, deliveryId } of found.events) {
-    const answer = await forward(url!, secret!, event.type, deliveryId, JSON.stringify(event));
-    if (answer.status !== undefined && answer.status >= 200 && answer.status < 300) ok++;
-    else failures.push({ deliveryId, occurrence: key, ...answer });
-  }
-  const report = { found: found.events.length, forwarded: found.events.length, answered2xx: ok, failed: failures.length, ...(failures.length ? { failures: failures.slice(0, 50) } : {}) };
+  if (found.events.length > (memory ?? DEFAULT_MEMORY_STORE_SIZE) && !flags.yes) throw new UsageError(memoryRefusal(found.events.length, memory));
+
+  const deliveries = found.events.map(({ event, deliveryId }) => ({ deliveryId, type: event.type, body: JSON.stringify(event) }));
+  const outcomes = await forwardAll(url!, secret!, deliveries, { concurrency, maxWaitMs });
+  const failures = outcomes.flatMap((o, i) => (o.kind === 'delivered' ? [] : [{ deliveryId: found.events[i].deliveryId, occurrence: found.events[i].key, outcome: o.kind, ...(o.status !== undefined ? { status: o.status } : {}), ...(o.kind === 'failed' && o.error ? { error: o.error } : {}) }]));
+  const tally = (kind: string) => outcomes.filter((o) => o.kind === kind).length;
+  const notDelivered = tally('notDelivered');
+  const report = {
+    found: found.events.length,
+    // Sent at least once: a delivery not delivered but with a status was answered 503/429.
+    forwarded: outcomes.filter((o) => o.kind !== 'notDelivered' || o.status !== undefined).length,
+    answered2xx: tally('delivered'),
+    failed: tally('failed'),
+    notDelivered,
+    ...(failures.length ? { failures: failures.slice(0, 50) } : {}),
+  };
   out.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (notDelivered) err.write(`certsvc: the receiver asked to wait (503 or 429) longer than --max-wait (${maxWaitMs / 1000} s) in all: ${notDelivered} deliveries were not delivered.\n`);
   if (failures.length) err.write('certsvc: some deliveries were not answered 2xx; run the same command again: the delivery ids repeat, and a receiver that keeps its claims runs each event once.\n');
   return failures.length ? 1 : 0;
 }
@@ -117,13 +130,18 @@ export function registerEvents(cli: Command, result: { exitCode: number }, io: P
     .command('events')
     .description('recover webhook events a receiver missed')
     .command('recover')
-    .description('forward the issued, sent and failed events since a time to a receiver, signed as the service signs them (viewed events cannot be recovered)')
-    .requiredOption('--since <time>', 'a duration back from now (72h, 3d) or an ISO 8601 time')
+    .description('forward the issued, sent and failed events of a window (--since, --until) to a receiver, signed as the service signs them, paced (viewed events cannot be recovered)')
+    .requiredOption('--since <time>', 'a duration back from now (72h, 3d, 90m), a date (2026-11-27) or a date-time with its zone (2026-11-27T08:00Z)')
+    .option('--until <time>', 'the end of the window, in the same forms (default now)')
     .option('--forward-to <url>', "the receiver's URL (an SDK app, or n8n's Webhook node before Delivery: Verify)")
     .option('--secret <wh_sec_…>', "the receiver's signing secret (default $CERTSVC_WEBHOOK_SECRET)")
     .option('--batch <id...>', 'only these batches (default: every batch, archived too)')
     .addOption(new Option('--events <list>', 'comma-separated: issued, sent, failed (default all three)'))
     .option('--dry-run', 'list what would be forwarded, send nothing')
+    .option('--receiver-memory <keys>', `how many delivery keys the receiver remembers (n8n's Delivery: Verify: ${count(N8N_VERIFY_MEMORY)} per process); more events than that are refused`)
+    .option('--yes', `forward more events than the receiver is known to remember (default limit ${count(DEFAULT_MEMORY_STORE_SIZE)}): its store keeps every key`)
+    .option('--concurrency <n>', `deliveries in flight at most (default ${DEFAULT_CONCURRENCY})`)
+    .option('--max-wait <duration>', `the longest the receiver's 503/429 pauses may add up to (default ${DEFAULT_MAX_WAIT_MS / 60_000}m)`)
     .action(async (o: RecoverFlags, command: Command) => {
       result.exitCode = await runRecover(o, command.optsWithGlobals<ConnectionFlags>(), io.stdout, io.stderr, io.env);
     });

@@ -30,6 +30,8 @@ export { checkPollSettings, checkRecoverSettings, type FieldNames, type PollSett
 export { RECOVER_FAILED_WINDOW_DAYS, recoveredIds, type RecoveredEvent, type FindOptions, type Found, type RecoverOptions, type RecoverResult } from './recover';
 export type { RetryOptions } from './retry';
 export type { RateLimitState } from './rate-limit';
+// `Retry-After` (seconds or an HTTP date), read as the client reads it: for a host's own waits (certsvc events recover).
+export { parseRetryAfter } from './rate-limit';
 // Issuing: one outcome per item, a union on `kind`; counts and the distinct problems for reports.
 // Issue runs hold their emails (in one process; across processes with markers a host hands in).
 export { DEFAULT_IN_FLIGHT_WAIT_MS, type InFlightMarkers } from './issue/in-flight';
@@ -98,5 +100,5 @@ export {
 } from './webhooks/verify';
 export { DeliveryDeduper } from './webhooks/dedupe';
 export { handleDelivery, acceptOnly, PENDING_RETRY_AFTER_SECONDS, type DeliveryResult, type HandleOptions, claimKey } from './webhooks/handle';
-export { memoryStore, DEFAULT_PENDING_MS, type ClaimState, type DeliveryStore, type MemoryStoreOptions } from './webhooks/store';
+export { memoryStore, DEFAULT_MEMORY_STORE_SIZE, DEFAULT_PENDING_MS, type ClaimState, type DeliveryStore, type MemoryStoreOptions } from './webhooks/store';
 export { flattenEvent, type FlatEvent } from './webhooks/flatten';

@@ -86,7 +86,7 @@ function eventTime(event: PollEvent, o: Occurrence): number {
 
 /** Every occurrence in the window, read from the lists (see the top of this file); nothing is run or claimed. */
 export async function findEvents(outer: Api, options: FindOptions): Promise<Found> {
-  const { since, events, batches } = checkRecoverSettings(options);
+  const { since, until = Infinity, events, batches } = checkRecoverSettings(options);
   const { api, count } = counting(outer);
   const batchIds = batches ?? [];
   if (!batches) for await (const b of iterateBatches(api, { status: 'all' })) batchIds.push(b.id);
@@ -104,6 +104,8 @@ export async function findEvents(outer: Api, options: FindOptions): Promise<Foun
       notes.push(...result.notes.map((n) => `Batch ${batchId}: ${n}`));
       for (const o of result.occurrences) {
         const at = eventTime(event, o);
+        // After `until` by the time its envelope carries (`createdAt`): not in the window.
+        if (at > until) continue;
         const ids = recoveredIds(o.key);
         const envelope: RecoveredEvent = { id: ids.eventId, type: POLL_EVENT_TYPES[event], createdAt: new Date(event === 'failed' ? readAt : at).toISOString(), data: o.recipient, recovered: true };
         found.push({ event: envelope, key: o.key, deliveryId: ids.deliveryId, at });

@@ -61,7 +61,7 @@ describe('recovery into n8n: Webhook → Delivery: Verify', () => {
     const env = { CERTSVC_API_KEY: sb.apiKey!, CERTSVC_BASE_URL: sb.baseUrl, CERTSVC_WEBHOOK_SECRET: sub.secret! };
     const first = await runCli(['events', 'recover', '--since', since, '--forward-to', url], env);
     // The 24 missed, and the failure from before (issued within 7 days of --since): Verify drops it.
-    expect([first.code, JSON.parse(first.stdout)]).toEqual([0, { found: 25, forwarded: 25, answered2xx: 25, failed: 0 }]);
+    expect([first.code, JSON.parse(first.stdout)]).toEqual([0, { found: 25, forwarded: 25, answered2xx: 25, failed: 0, notDelivered: 0 }]);
     const afterFirst = await verified(6 + 25);
     expect(afterFirst.slice(0).sort()).toEqual([...before, ...missed].sort());
 

@@ -75,6 +75,8 @@ function requireBatch(value: unknown, field: string): string {
 export interface RecoverSettingsInput {
   /** The earliest time to recover: a Date, epoch ms, or an ISO 8601 time. */
   since: Date | number | string;
+  /** The latest (default none: up to the lists' present): occurrences after it are not found. Not before `since`. */
+  until?: Date | number | string;
   /** Batch ids to read; default every batch (`status=all`). */
   batches?: string[];
   /** Which occurrences (default all three; `viewed` cannot be recovered). */
@@ -84,14 +86,19 @@ export interface RecoverSettingsInput {
 export interface RecoverSettings {
   /** Epoch ms. */
   since: number;
+  /** Epoch ms; undefined: no bound. */
+  until?: number;
   /** Distinct, trimmed; undefined: every batch. */
   batches?: string[];
   /** Distinct. */
   events: PollEvent[];
 }
 
+const epochMs = (raw: unknown) => (raw instanceof Date ? raw.getTime() : typeof raw === 'number' ? raw : typeof raw === 'string' ? Date.parse(raw) : NaN);
+
 /**
- * A recovery's settings, before any request: `since` a time (with `now`, not after it), the events
+ * A recovery's settings, before any request: `since` a time (with `now`, not after it), `until`
+ * one not before `since` (a future one is the present: nothing has happened there yet), the events
  * some of issued, sent and failed (viewed cannot be recovered), the batches a list of ids. The
  * client passes no `now`: what is in the future is the service's clock's to say, not this
  * machine's; a host reading a time its user typed passes its clock to catch a slip.
@@ -99,10 +106,13 @@ export interface RecoverSettings {
 export function checkRecoverSettings(options: RecoverSettingsInput, names: FieldNames = {}, now?: number): RecoverSettings {
   const name = (field: string) => names[field] ?? field;
   requireObject(options, name('options'));
-  const { since: raw, events, batches } = options;
-  const since = raw instanceof Date ? raw.getTime() : typeof raw === 'number' ? raw : typeof raw === 'string' ? Date.parse(raw) : NaN;
+  const { since: raw, until: rawUntil, events, batches } = options;
+  const since = epochMs(raw);
   if (!Number.isFinite(since)) throw validationError(name('since'), `must be a time (a Date, epoch ms or ISO 8601); got ${JSON.stringify(raw)}`);
   if (now !== undefined && since > now) throw validationError(name('since'), `${new Date(since).toISOString()} is in the future`);
+  const until = rawUntil === undefined ? undefined : epochMs(rawUntil);
+  if (until !== undefined && !Number.isFinite(until)) throw validationError(name('until'), `must be a time (a Date, epoch ms or ISO 8601); got ${JSON.stringify(rawUntil)}`);
+  if (until !== undefined && until < since) throw validationError(name('until'), `${new Date(until).toISOString()} is before ${name('since')} (${new Date(since).toISOString()})`);
   const viewed = Array.isArray(events) && events.some((e: unknown) => e === 'viewed' || e === 'certificate.viewed');
   if (viewed) throw validationError(name('events'), `viewed cannot be recovered (no list says when a certificate was viewed); choose from ${POLL_EVENTS.join(', ')}`);
   if (events !== undefined && (!Array.isArray(events) || events.length === 0 || !events.every((e) => POLL_EVENTS.includes(e)))) {
@@ -111,6 +121,7 @@ export function checkRecoverSettings(options: RecoverSettingsInput, names: Field
   if (batches !== undefined && (!Array.isArray(batches) || batches.length === 0)) throw validationError(name('batches'), 'must be a list of batch ids');
   return {
     since,
+    until,
     events: events ? [...new Set(events)] : [...POLL_EVENTS],
     batches: batches && [...new Set(batches.map((id, i) => requireString(id, `${name('batches')}[${i}]`)))],
   };

@@ -50,13 +50,16 @@ export interface MemoryStoreOptions {
   now?: () => number;
 }
 
+/** Keys memoryStore keeps by default (the latest): all a receiver on the default store remembers. */
+export const DEFAULT_MEMORY_STORE_SIZE = 1000;
+
 /**
  * The default store, in this process's memory: the last `maxSize` keys (oldest dropped first),
  * each pending until a given time or done. It keeps them while the process runs and at most
  * `maxSize` (default 1,000) at once: a restart forgets them, so recovery against it is exactly
  * once only within one process's life (fileStore in the Node entry survives restarts).
  */
-export function memoryStore(maxSize = 1000, options: MemoryStoreOptions = {}): DeliveryStore {
+export function memoryStore(maxSize = DEFAULT_MEMORY_STORE_SIZE, options: MemoryStoreOptions = {}): DeliveryStore {
   // 0 or NaN would remember nothing (every copy of a delivery would pass), so it is refused.
   if (typeof maxSize !== 'number' || !Number.isInteger(maxSize) || maxSize < 1) {
     throw new RangeError(`memoryStore: maxSize must be a whole number of at least 1 (got ${String(maxSize)}).`);
