@@ -51,7 +51,7 @@ export function readRows(file: string): CsvFile {
   let records: Array<{ record: Record<string, string>; info: { lines: number } }>;
   let columns: string[] = [];
   let errorsFile = false;
-  // An --errors file's `line` and report columns are its report: csv-parse skips a column named `false`.
+  // An --errors file's `line` and report columns are its report: csv-parse skips a column given as `false`.
   const header = (h: string[]): Array<string | false> => {
     errorsFile = isErrorsFile(h);
     if (!errorsFile) return (columns = checkHeader(h, file));
