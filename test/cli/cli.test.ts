@@ -1,7 +1,8 @@
 // `certsvc` (run in this process, test/support/cli.ts) against an in-process sandbox: a 250-row
 // CSV issued in 3 bulk calls, the second run skipping all 250; bad input refused before any
-// request; failed rows in --errors; exit codes 0/1/2; the API key never printed. On a terminal:
-// terminal.process.test.ts; a base URL where nothing answers: network.test.ts.
+// request, a bad row before any write; failed rows in --errors; exit codes 0/1/2; the API key never
+// printed. On a terminal: terminal.process.test.ts; a base URL where nothing answers:
+// network.test.ts; what the written CSV files hold: csv-files.test.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -92,6 +93,18 @@ test("--no-skip-existing issues again without reading the batch's certificates",
 test.each([
   ['a bad email on line 7', ['name,email', ...rows(5).map((r) => r.split(',').slice(0, 2).join(',')), 'Bad Row,not-an-email', 'Fine,fine@example.com'], /line 7: Invalid "email": "not-an-email" is not a valid email address/],
   ['an empty name on line 3', ['name,email', 'A,a@example.com', ',b@example.com'], /line 3: Invalid "name"/],
+])('%s: exit 2, the line named, nothing sent (the batch and its design read, for the rows\' other checks)', async (_what, lines, message) => {
+  const ws = await workspace();
+  const csv = writeCsv('bad-row.csv', lines.join('\n'));
+  sb.controls.resetCounters();
+  const r = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(message);
+  expect(r.stdout).toBe('');
+  expect(Object.keys(routes()).sort()).toEqual(['GET /batches/:id', 'GET /designs']); // reads only
+});
+
+test.each([
   ['no email column', ['name,mail', 'A,a@example.com'], /line 1: no "email" column \(the header has: name, mail\)/],
   ['a row with too many cells', ['name,email', 'A,a@example.com', 'B,b@example.com,extra'], /line 3/],
   ['no rows', ['name,email'], /has a header but no rows/],
@@ -118,15 +131,15 @@ test('rows that fail: exit 1, each in --errors as CSV, outcome-unknown ones flag
   expect(lastLine(r.stdout)).toEqual({ issued: 150, skipped: 0, failed: 0, invalid: 0, requests: 6, unknown: 100, notSent: 0 });
   expect(r.stderr).toMatch(/100 rows not issued; see .*errors\.csv/);
   expect(r.stderr).toMatch(/unknown outcome.*Run the same command again/);
-  const failed = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  const failed = parse(fs.readFileSync(errors, 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
   expect(failed).toHaveLength(100);
   expect(failed[0]).toMatchObject({ line: '102', name: 'Learner 100', email: 'learner100@example.com', outcome: 'unknown', outcomeUnknown: 'true' }); // booleans as true/false, not csv-stringify's 1 and ''
-  expect(failed[0].message).toMatch(/^learner100@example.com: Outcome unknown: POST .* was sent but no reliable answer came back/);
+  expect(failed[0].message).toMatch(/^Outcome unknown: POST .* was sent but no reliable answer came back/); // the email has its own column
 
   const again = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
   expect(again.code).toBe(0);
   expect(lastLine(again.stdout)).toEqual({ issued: 100, skipped: 150, failed: 0, invalid: 0, requests: 5, unknown: 0, notSent: 0 }); // batch + design, 2 list pages, 1 bulk call
-  expect(fs.readFileSync(errors, 'utf8')).toBe('line,name,email,outcome,code,message,outcomeUnknown\n');
+  expect(fs.readFileSync(errors, 'utf8')).toBe('\uFEFFline,name,email,outcome,code,message,outcomeUnknown\n');
 }, 60_000);
 
 test('usage errors exit 2 before any request; a refused key or an unknown batch exits 1; the key is never printed', async () => {
@@ -228,13 +241,13 @@ test('--skip-invalid issues the valid rows and writes the invalid ones to --erro
   const strict = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
   expect(strict.code).toBe(2);
   expect(strict.stderr).toMatch(/has 2 bad rows; nothing was sent \(--skip-invalid issues the others\)\.\n {2}line 3: .*"name".*\n {2}line 4: .*"email"/);
-  expect(sb.controls.counters().requests.total).toBe(0);
+  expect(count(/^POST/)).toBe(0);
 
   const errors = path.join(dir, 'mixed-errors.csv');
   const lenient = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--skip-invalid', '--errors', errors], { CERTSVC_API_KEY: ws.apiKey });
   expect(lenient.code).toBe(1);
   expect(lastLine(lenient.stdout)).toEqual({ issued: 2, skipped: 0, failed: 0, invalid: 2, requests: 4, unknown: 0, notSent: 0 });
-  const written = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  const written = parse(fs.readFileSync(errors, 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
   expect(written.map((r) => [r.line, r.code])).toEqual([['3', 'VALIDATION_ERROR'], ['4', 'VALIDATION_ERROR']]);
   expect(written[1].email).toBe('not-an-email');
 });

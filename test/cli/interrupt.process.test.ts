@@ -64,17 +64,17 @@ test('one Ctrl-C: the call in flight finishes, the rest is not sent, exit 130; t
   const run = issue(['--batch', batchId, '--csv', csv, '--errors', errors, '--out', out], ws.apiKey);
   await until('the second bulk call', () => bulkCalls() === 2); // the second call is in flight, held by the sandbox
   // --out is written as the run goes: the first call's 100 rows are there while the second is held.
-  await until('the first 100 rows in --out', () => fs.existsSync(out) && (parse(fs.readFileSync(out, 'utf8'), { columns: true }) as unknown[]).length === 100);
+  await until('the first 100 rows in --out', () => fs.existsSync(out) && (parse(fs.readFileSync(out, 'utf8'), { columns: true, bom: true }) as unknown[]).length === 100);
   run.child.kill('SIGINT');
   const r = await run.done;
   world.sb.controls.clearFaults();
   expect(r.code).toBe(130);
   expect(r.stderr).toContain('Stopping: the call in flight finishes, nothing more is sent');
   expect(summary(r.stdout)).toEqual({ issued: 200, skipped: 0, invalid: 0, failed: 0, unknown: 0, notSent: 50, requests: 5 }); // batch, design, list, 2 bulk calls
-  const written = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  const written = parse(fs.readFileSync(errors, 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
   expect(written.map((w) => w.outcome)).toEqual(Array(50).fill('notSent'));
   expect(written[0]).toMatchObject({ line: '202', email: 'learner200@example.com', code: 'NOT_SENT' });
-  const results = parse(fs.readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  const results = parse(fs.readFileSync(out, 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
   expect(results).toHaveLength(250); // one row per input row, true at the Ctrl-C
   expect(results.filter((w) => w.outcome === 'issued' && /^CERT-/.test(w.certificateId))).toHaveLength(200);
   expect(results.filter((w) => w.outcome === 'notSent').map((w) => Number(w.line)).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => 202 + i));
@@ -101,11 +101,11 @@ test('two Ctrl-C: it quits at once, the rows in flight written as "unknown" with
   expect(Date.now() - sentAt).toBeLessThan(3_000); // did not wait for the held call
   expect(r.code).toBe(130);
   expect(r.stderr).toMatch(/Quit while the call for lines 102-201 was in flight; they are in .*twice-errors\.csv as "unknown"\. The service may still finish that call: wait a minute, then run the same command again; rows it issued by then are skipped\./);
-  const written = parse(fs.readFileSync(errors, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  const written = parse(fs.readFileSync(errors, 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
   expect(written.filter((w) => w.outcome === 'unknown')).toHaveLength(100);
   expect(written.filter((w) => w.outcome === 'unknown').every((w) => w.outcomeUnknown === 'true')).toBe(true);
   expect(written.filter((w) => w.outcome === 'notSent')).toHaveLength(50);
-  const results = parse(fs.readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  const results = parse(fs.readFileSync(out, 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
   expect(results.map((w) => w.outcome).sort()).toEqual([...Array(100).fill('issued'), ...Array(50).fill('notSent'), ...Array(100).fill('unknown')]);
 
   // The quit certsvc left a marker per row of the call in flight, saying when it was sent: a run

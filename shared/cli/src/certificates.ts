@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import { stringify } from 'csv-stringify/sync';
 import { Command, Option } from 'commander';
 import type { CertificateServiceClient, Recipient } from '@certificate-service/sdk';
 import { confirm, type Terminal } from './confirm';
+import { toCsv } from './csv-write';
 import { userPath } from './paths';
 
 export interface CertificatesIo extends Terminal {
@@ -15,10 +15,11 @@ export interface CertificatesIo extends Terminal {
 /** The recipient's fields as the API names them (spec section 2), then one `data.<name>` column per variable. */
 const FIELDS = ['id', 'batchId', 'certificateId', 'name', 'email', 'emailStatus', 'emailSentAt', 'issueDate', 'expiryDate', 'createdAt', 'certUrl', 'shareToken'] as const;
 
-export function certificatesCsv(certificates: readonly Recipient[]): string {
+/** Cells a spreadsheet would run are guarded and a byte-order mark leads, unless `bom` is false (csv-write.ts); `--json` has the values as they are. */
+export function certificatesCsv(certificates: readonly Recipient[], bom: boolean): string {
   const names = [...new Set(certificates.flatMap((c) => Object.keys(c.data ?? {})))];
   const records = certificates.map((c) => [...FIELDS.map((f) => c[f] ?? ''), ...names.map((n) => (c.data && Object.hasOwn(c.data, n) ? c.data[n] : ''))]);
-  return stringify(records, { header: true, columns: [...FIELDS, ...names.map((n) => `data.${n}`)] });
+  return toCsv(records, { columns: [...FIELDS, ...names.map((n) => `data.${n}`)], bom });
 }
 
 /** A certificate named by its certificate ID (CERT-…, looked up), or by its recipient id with --batch. */
@@ -51,11 +52,12 @@ export function registerCertificates(cli: Command, client: (command: Command) =>
     .addOption(emailStatusOption())
     .addOption(new Option('--csv <file>', 'write them to this CSV file (columns: the API\'s field names, then data.<variable>)').conflicts('json'))
     .option('--json', 'print them as a JSON array')
-    .action(async (o: { batch: string; emailStatus?: string; csv?: string; json?: boolean }, command: Command) => {
+    .option('--no-bom', 'write the CSV without the UTF-8 byte-order mark that Excel needs to read it as UTF-8')
+    .action(async (o: { batch: string; emailStatus?: string; csv?: string; json?: boolean; bom: boolean }, command: Command) => {
       const list = await all(client(command), o.batch, o.emailStatus);
       if (o.csv !== undefined) {
         const file = userPath(o.csv, io.cwd, io.env);
-        fs.writeFileSync(file, certificatesCsv(list));
+        fs.writeFileSync(file, certificatesCsv(list, o.bom));
         io.stderr.write(`Wrote ${list.length} certificate${list.length === 1 ? '' : 's'} to ${file}\n`);
         io.stdout.write(`${JSON.stringify({ count: list.length, csv: file })}\n`);
       } else if (o.json) print(list);

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { emailKey, UsageError } from '@certificate-service/sdk';
+import { unguard } from './csv-write';
+import { isErrorsFile, REPORT_COLUMNS } from './errors-file';
 
 /** One CSV row as read: the core's issue plan checks it. */
 export interface CsvRow {
@@ -29,9 +31,15 @@ export interface CsvFile {
   /** The data columns (every column but name and email), trimmed, as in the header. */
   columns: string[];
   rows: CsvRow[];
+  /** An --errors file read back: its `line` and report columns were left out (errors-file.ts). */
+  errorsFile: boolean;
 }
 
-/** Reads the rows; the file's own problems (no header, a bad column, a broken line) name their line. */
+/**
+ * Reads the rows; the file's own problems (no header, a bad column, a broken line) name their line.
+ * A byte-order mark is skipped, and a cell certsvc guarded against spreadsheet formulas (`'=…`,
+ * csv-write.ts) reads as it was.
+ */
 export function readRows(file: string): CsvFile {
   let text: string;
   try {
@@ -42,9 +50,16 @@ export function readRows(file: string): CsvFile {
   if (!text.replace(/^\uFEFF/, '').trim()) throw new UsageError(`${file} is empty: give a header row (name,email and any variables) and one row per certificate.`);
   let records: Array<{ record: Record<string, string>; info: { lines: number } }>;
   let columns: string[] = [];
+  let errorsFile = false;
+  // An --errors file's `line` and report columns are its report: csv-parse skips a column given as `false`.
+  const header = (h: string[]): Array<string | false> => {
+    errorsFile = isErrorsFile(h);
+    if (!errorsFile) return (columns = checkHeader(h, file));
+    columns = checkHeader(h.slice(1, -REPORT_COLUMNS.length), file);
+    return [false, ...columns, ...REPORT_COLUMNS.map(() => false as const)];
+  };
   try {
-    const header = (h: string[]) => (columns = checkHeader(h, file));
-    records = parse(text, { columns: header, bom: true, skip_empty_lines: true, trim: true, info: true });
+    records = parse(text, { columns: header, bom: true, skip_empty_lines: true, trim: true, info: true, cast: (cell) => unguard(cell) });
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${file}: ${(error as Error).message}`);
@@ -55,7 +70,7 @@ export function readRows(file: string): CsvFile {
     // An empty cell sets no field, so a column used by some rows only leaves the others alone.
     return { line: info.lines, name: name ?? '', email: email ?? '', data: Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== '')) };
   });
-  return { columns: columns.filter((c) => c !== 'name' && c !== 'email'), rows };
+  return { columns: columns.filter((c) => c !== 'name' && c !== 'email'), rows, errorsFile };
 }
 
 /** Each row's data keyed by the variable its column fills (see columns.ts). */

@@ -20,12 +20,12 @@ export interface DryRunSummary {
 /**
  * `certsvc issue --dry-run`: the same reads and the same plan as the real run (the core's
  * previewIssue), and no write. Each row's fate on stderr; the quota it would use and the JSON
- * summary on stdout. Exit 1 when a row is invalid (the real run would send nothing without
- * --skip-invalid), else 0.
+ * summary on stdout. The exit code is the real run's when every call succeeds: 2 when a row is
+ * invalid (it would send nothing), 1 with --skip-invalid (it would issue the others), else 0.
  */
 export async function runDryRun(flags: IssueInputFlags, connection: Connection, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): Promise<number> {
   const say = (text: string) => void stderr.write(text);
-  const input = await readIssueInput(flags, connection, say, { stopAtBadRow: false });
+  const input = await readIssueInput(flags, connection, say);
   const { rows } = input;
   const preview = await connection.client.previewIssue(input.items, { skipExisting: flags.skipExisting, variables: input.variables });
   const counts = { skipped: 0, invalid: 0 };
@@ -54,7 +54,10 @@ export async function runDryRun(flags: IssueInputFlags, connection: Connection, 
   });
   const summary: DryRunSummary = { dryRun: true, issue: preview.wouldIssue, skipped: counts.skipped, invalid: counts.invalid, quota: preview.wouldIssue, calls: preview.calls, requests: connection.requests() };
   say(`Would issue ${preview.wouldIssue} certificate${preview.wouldIssue === 1 ? '' : 's'} (${preview.wouldIssue} quota unit${preview.wouldIssue === 1 ? '' : 's'}) in ${preview.calls} call${preview.calls === 1 ? '' : 's'}; nothing was sent.\n`);
-  if (counts.invalid) say(`${counts.invalid} invalid row${counts.invalid === 1 ? '' : 's'}: certsvc issue sends nothing while a row is invalid; with --skip-invalid it issues the others as above.\n`);
+  const invalid = `${counts.invalid} invalid row${counts.invalid === 1 ? '' : 's'}`;
+  if (counts.invalid && !flags.skipInvalid) say(`${invalid}: certsvc issue sends nothing while a row is invalid; with --skip-invalid it issues the others as above.\n`);
+  if (counts.invalid && flags.skipInvalid) say(`${invalid}: with --skip-invalid, certsvc issue issues the others as above and reports ${counts.invalid === 1 ? 'it' : 'them'} (exit 1).\n`);
   stdout.write(`${JSON.stringify(summary)}\n`);
-  return counts.invalid ? 1 : 0;
+  if (!counts.invalid) return 0;
+  return flags.skipInvalid ? 1 : 2;
 }

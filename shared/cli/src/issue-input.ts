@@ -1,7 +1,8 @@
-import { CertificateServiceError, validateIssue, type DesignVariable, type IssueItem, type IssueOutcome, UsageError } from '@certificate-service/sdk';
+import type { CertificateServiceError, DesignVariable, IssueItem, IssueOutcome } from '@certificate-service/sdk';
 import { matchColumns } from './columns';
 import type { Connection } from './connect';
 import { readRows, renameColumns, repeatedEmails, type CsvRow } from './csv-rows';
+import { REPORT_COLUMNS } from './errors-file';
 
 /** The flags `certsvc issue` shares with `--dry-run`. */
 export interface IssueInputFlags {
@@ -20,6 +21,8 @@ export interface IssueInput {
   /** The CSV file as resolved from the folder the user typed in. */
   csv: string;
   rows: CsvRow[];
+  /** The data columns, each named as the variable it fills, in the file's order (for --errors). */
+  columns: string[];
   items: IssueItem[];
   /** The batch's design variables (read once), for issueMany's design check. */
   variables: Map<string, DesignVariable[]>;
@@ -31,14 +34,14 @@ const shown = 10;
  * What `certsvc issue` and `--dry-run` read before anything else: the CSV (its own problems name
  * their line), then the batch's variables, once (a batch that cannot be read stops here, nothing
  * sent), which the columns are matched against (`Course` fills `course`; an unknown column warns).
+ * The rows are not checked here: the core's plan checks every row at once, a bad name or email
+ * and a required variable left empty alike, and names each (issue.ts, dry-run.ts).
  * Everything said goes to `say` (stderr).
  */
-export async function readIssueInput(flags: IssueInputFlags, connection: Connection, say: (text: string) => void, options: { stopAtBadRow: boolean }): Promise<IssueInput> {
+export async function readIssueInput(flags: IssueInputFlags, connection: Connection, say: (text: string) => void): Promise<IssueInput> {
   const { csv } = flags;
   const file = readRows(csv);
-  // A bad name or email needs no read to be found: said before any request (the plan checks again).
-  const bad = options.stopAtBadRow ? file.rows.flatMap((row) => badRow(connection, row)) : [];
-  if (bad.length) throw new UsageError(`${csv} has ${bad.length} bad row${bad.length > 1 ? 's' : ''}; nothing was sent (--skip-invalid issues the others).\n  ${bad.slice(0, shown).join('\n  ')}${bad.length > shown ? `\n  … and ${bad.length - shown} more` : ''}`);
+  if (file.errorsFile) say(`${csv} is a certsvc --errors file: its columns line, ${REPORT_COLUMNS.join(', ')} are not sent.\n`);
   const repeats = repeatedEmails(file.rows);
   for (const [line, first, email] of repeats.slice(0, shown)) {
     say(
@@ -54,18 +57,7 @@ export async function readIssueInput(flags: IssueInputFlags, connection: Connect
   for (const w of warnings) say(`${w}\n`);
   const rows = renameColumns(file.rows, rename);
   const items = rows.map(({ name, email, data }) => ({ batchId: flags.batch, name, email, data, ...(flags.send ? { send: true } : {}) }));
-  return { csv, rows, items, variables: new Map([[flags.batch, batch.variables]]) };
-}
-
-/** `line N: <reason>` when the row's name, email or data is bad on its own (the core's validator). */
-function badRow(connection: Connection, row: CsvRow): string[] {
-  try {
-    connection.client.check(() => validateIssue({ name: row.name, email: row.email, data: row.data }));
-    return [];
-  } catch (error) {
-    if (!(error instanceof CertificateServiceError)) throw error;
-    return [`line ${row.line}: ${error.message}`];
-  }
+  return { csv, rows, columns: file.columns.map((c) => rename.get(c) ?? c), items, variables: new Map([[flags.batch, batch.variables]]) };
 }
 
 /**

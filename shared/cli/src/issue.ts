@@ -1,19 +1,21 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { stringify } from 'csv-stringify/sync';
-import { CertificateServiceError, fileInFlightMarkers, stateDir, outcomeReport, type IssueOutcome, type OutcomeReport, type OutcomeTally, UsageError } from '@certificate-service/sdk';
+import { CertificateServiceError, fileInFlightMarkers, stateDir, outcomeReport, type DesignVariable, type IssueOutcome, type OutcomeReport, type OutcomeTally, UsageError } from '@certificate-service/sdk';
 import type { Connection } from './connect';
 import type { Io } from './io';
 import type { CsvRow } from './csv-rows';
+import { writeErrors } from './errors-file';
 import { invalidReason, readIssueInput, type IssueInputFlags } from './issue-input';
 import { progressBar } from './progress';
 import { resultsFile } from './results-file';
 
 /** File names resolved from the user's folder (main.ts). */
 export interface IssueFlags extends IssueInputFlags {
+  /** The rows not issued, with why, as CSV (errors-file.ts). */
   errors?: string;
   /** One CSV row per input row with its outcome and certificate, written as the run goes. */
   out?: string;
+  /** false (`--no-bom`): the CSV files written start without a UTF-8 byte-order mark (csv-write.ts). */
+  bom?: boolean;
 }
 
 /** Where Ctrl-C comes from (the process; a fake in tests), and how the second one ends the run. */
@@ -52,28 +54,29 @@ function lineList(rows: CsvRow[], items: number[]): string {
   return `${lines.length} lines (${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ', …' : ''})`;
 }
 
-/** The rows that did not get a certificate, one CSV line each, in file order. */
-function writeErrors(file: string, rows: CsvRow[], outcomes: Array<IssueOutcome | undefined>): number {
-  const records = outcomes.flatMap((o, i) => (o && !o.ok ? [[rows[i].line, rows[i].name, rows[i].email, o.kind, o.error.code, o.error.message, o.error.outcomeUnknown]] : []));
-  const columns = ['line', 'name', 'email', 'outcome', 'code', 'message', 'outcomeUnknown'];
-  fs.writeFileSync(file, stringify(records, { header: true, columns, cast: { boolean: (b) => String(b) } }));
-  return records.length;
+/**
+ * Why a row got no certificate, in the CLI's words, for --errors: a bad row as stderr says it, a
+ * row held back by naming the line that held it. Never starting with the row's email: it has its
+ * own column, and may start with a character a spreadsheet runs (`=1+2@example.org`).
+ */
+function reasons(rows: CsvRow[], variables: readonly DesignVariable[]) {
+  return (o: Extract<IssueOutcome, { ok: false }>, i: number): string => {
+    if (o.kind === 'invalid') return invalidReason(o, variables);
+    if (o.kind === 'notSent' && o.reason === 'stopOnInvalid' && o.because !== undefined) return `not sent: line ${rows[o.because].line} is invalid, and nothing is sent while a row is invalid (--skip-invalid issues the others)`;
+    const own = `${rows[i].email}: `;
+    return o.error.message.startsWith(own) ? o.error.message.slice(own.length) : o.error.message;
+  };
 }
 
 /** A row whose call was in flight when the run was ended: it may still be issued. */
-function interruptedInFlight(row: CsvRow): IssueOutcome {
-  const error = new CertificateServiceError({
-    code: 'UNKNOWN',
-    phase: 'request',
-    outcomeUnknown: true,
-    message: `${row.email}: its call was in flight when certsvc was stopped; the service may still issue it.`,
-  });
+function interruptedInFlight(): IssueOutcome {
+  const error = new CertificateServiceError({ code: 'UNKNOWN', phase: 'request', outcomeUnknown: true, message: 'its call was in flight when certsvc was stopped; the service may still issue it.' });
   return { kind: 'unknown', ok: false, error };
 }
 
 /** A row no call had carried yet when certsvc was quit. */
-function neverSent(row: CsvRow): IssueOutcome {
-  const error = new CertificateServiceError({ code: 'NOT_SENT', phase: 'validation', message: `${row.email}: not sent, because certsvc was stopped first.` });
+function neverSent(): IssueOutcome {
+  const error = new CertificateServiceError({ code: 'NOT_SENT', phase: 'validation', message: 'not sent, because certsvc was stopped first.' });
   return { kind: 'notSent', ok: false, reason: 'cancelled', error };
 }
 
@@ -95,14 +98,17 @@ export async function runIssue(flags: IssueFlags, connection: Connection, io: Pi
   bar?.doing('reading the batch');
   let input;
   try {
-    input = await readIssueInput(flags, connection, say, { stopAtBadRow: flags.skipInvalid !== true });
+    input = await readIssueInput(flags, connection, say);
   } catch (error) {
     bar?.stop();
     throw error;
   }
   const { rows, items } = input;
+  const bom = flags.bom !== false;
+  const variables = input.variables.get(flags.batch) ?? [];
   const errorsFile = flags.errors;
-  const out = flags.out === undefined ? undefined : resultsFile(flags.out, rows);
+  const errors = (outcomes: Array<IssueOutcome | undefined>) => (errorsFile ? writeErrors(errorsFile, rows, input.columns, outcomes, reasons(rows, variables), bom) : 0);
+  const out = flags.out === undefined ? undefined : resultsFile(flags.out, rows, bom);
   const known: Array<IssueOutcome | undefined> = new Array(rows.length);
   let done = 0; // rows with an outcome other than "not sent": what the bar shows, also after a Ctrl-C
   let inFlight: number[] = [];
@@ -119,11 +125,11 @@ export async function runIssue(flags: IssueFlags, connection: Connection, io: Pi
     // The second Ctrl-C: leave now, saying what may still happen.
     bar?.stop('quit');
     const unsettled: Array<[number, IssueOutcome]> = [];
-    for (const i of inFlight) if (!known[i]) unsettled.push([i, (known[i] = interruptedInFlight(rows[i]))]);
-    for (let i = 0; i < rows.length; i++) if (!known[i]) unsettled.push([i, (known[i] = neverSent(rows[i]))]);
+    for (const i of inFlight) if (!known[i]) unsettled.push([i, (known[i] = interruptedInFlight())]);
+    for (let i = 0; i < rows.length; i++) if (!known[i]) unsettled.push([i, (known[i] = neverSent())]);
     out?.add(unsettled);
     const where = errorsFile ? `; they are in ${errorsFile} as "unknown"` : '';
-    if (errorsFile) writeErrors(errorsFile, rows, known);
+    errors(known);
     if (inFlight.length) {
       stderr.write(
         `Quit while the call for ${lineList(rows, inFlight)} was in flight${where}. The service may still finish that call: wait a minute, then run the same command again; rows it issued by then are skipped.\n`,
@@ -166,9 +172,12 @@ export async function runIssue(flags: IssueFlags, connection: Connection, io: Pi
     bar?.stop(stop.signal.aborted ? 'stopped' : undefined);
   }
 
-  const invalid = outcomes.flatMap((o, i) => (o.kind === 'invalid' ? [`line ${rows[i].line}: ${invalidReason(o, input.variables.get(flags.batch) ?? [])}`] : []));
+  const invalid = outcomes.flatMap((o, i) => (o.kind === 'invalid' ? [`line ${rows[i].line}: ${invalidReason(o, variables)}`] : []));
   if (invalid.length && flags.skipInvalid !== true) {
+    // Every bad row at once (the core's plan decided each), and the files say it too.
     const more = invalid.length > shown ? `\n  … and ${invalid.length - shown} more` : '';
+    const n = errors(outcomes);
+    if (errorsFile) stderr.write(`${n} row${n > 1 ? 's' : ''} not issued, each with why: ${errorsFile}\n`);
     if (out) stderr.write(`Every row, none sent: ${flags.out}\n`);
     throw new UsageError(`${input.csv} has ${invalid.length} bad row${invalid.length > 1 ? 's' : ''}; nothing was sent (--skip-invalid issues the others).\n  ${invalid.slice(0, shown).join('\n  ')}${more}`);
   }
@@ -182,7 +191,7 @@ export async function runIssue(flags: IssueFlags, connection: Connection, io: Pi
   if (only?.kind === 'unreadBatch' && only.error.cause instanceof CertificateServiceError) throw only.error.cause;
 
   if (errorsFile) {
-    const n = writeErrors(errorsFile, rows, outcomes);
+    const n = errors(outcomes);
     if (n) stderr.write(`${n} row${n > 1 ? 's' : ''} not issued; see ${errorsFile}\n`);
   } else {
     for (const p of problems.slice(0, shown)) stderr.write(`${lineList(rows, p.items)}: ${p.message}\n`);

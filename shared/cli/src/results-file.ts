@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { stringify } from 'csv-stringify/sync';
 import type { IssueOutcome } from '@certificate-service/sdk';
 import type { CsvRow } from './csv-rows';
+import { toCsv } from './csv-write';
 
 const COLUMNS = ['line', 'name', 'email', 'outcome', 'certificateId', 'certUrl', 'shareToken'];
 
@@ -9,10 +9,11 @@ const COLUMNS = ['line', 'name', 'email', 'outcome', 'certificateId', 'certUrl',
  * `--out`: one CSV row per input row (line, name, email, outcome and, for an issued or skipped
  * row, its certificate's ID, URL and share token: what a mail merge needs). Each outcome is
  * appended as soon as it is known, so after a Ctrl-C (or a crash) the file is true up to there.
- * Rows appear in the order their outcomes settle; `line` gives the CSV order back.
+ * Rows appear in the order their outcomes settle; `line` gives the CSV order back. The
+ * byte-order mark (`bom`) is written once, before the header.
  */
-export function resultsFile(file: string, rows: readonly CsvRow[]) {
-  fs.writeFileSync(file, stringify([], { header: true, columns: COLUMNS }));
+export function resultsFile(file: string, rows: readonly CsvRow[], bom: boolean) {
+  fs.writeFileSync(file, toCsv([], { columns: COLUMNS, bom }));
   const written = new Set<number>();
   return {
     /** Appends the rows not written yet (a row's first outcome is its last one). */
@@ -23,7 +24,7 @@ export function resultsFile(file: string, rows: readonly CsvRow[]) {
         const r = o.ok ? o.recipient : undefined;
         return [[rows[i].line, rows[i].name, rows[i].email, o.kind, r?.certificateId ?? '', r?.certUrl ?? '', r?.shareToken ?? '']];
       });
-      if (records.length) fs.appendFileSync(file, stringify(records));
+      if (records.length) fs.appendFileSync(file, toCsv(records, { bom: false }));
     },
     get count() {
       return written.size;
