@@ -17,6 +17,15 @@ const SWITCHES = '`N8N_POLLER_DURABLE_CURSORS_ENABLED`, `N8N_SCHEDULER_ENABLED`,
 /** The short grace: polls that fell due while n8n was down are skipped, not run side by side when it is back. */
 const GRACE = '`N8N_SCHEDULER_MISFIRE_GRACE=2` and `N8N_SCHEDULER_MATERIALIZATION_WINDOW=2`';
 
+/**
+ * n8n 2.36.x's boot check (durable-poller-gate.service.js, PR #36340) turns durable pollers off for
+ * the instance when an active workflow cannot be scanned; PR #36639 retired it in 2.37.0
+ * (docs/design/n8n.md, Poll Trigger).
+ */
+const UNLOADABLE =
+  'On n8n 2.36.x one active workflow with a node n8n cannot load (an uninstalled community package) ' +
+  'turns durable cursors off for the whole instance; 2.37 and later do not.';
+
 /** What each setting is, in the table. */
 const SETTING: Record<string, string> = {
   off: "n8n's defaults",
@@ -64,7 +73,8 @@ export function killBlock(r: KillResults): string {
   const good = modes.filter((m) => m.mode !== 'off' && holds(m)).at(-1);
   const advice = good
     ? `We recommend ${SWITCHES} set to \`true\`${good.mode === 'on' ? '' : `, with ${GRACE}`}, Retry for crashed executions, and a restart policy ` +
-      '(n8n calls durable poll triggers not yet fully stable: watch the execution list).'
+      '(n8n calls durable poll triggers not yet fully stable: watch the execution list). ' +
+      UNLOADABLE
     : 'No setting with the switches kept each certificate to one stored execution here, so we do not recommend them yet.';
   return `${BEGIN}\n${wrap(setup)}\n\n${table}\n\n${wrap(advice)}\n${END}`;
 }
