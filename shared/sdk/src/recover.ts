@@ -128,18 +128,18 @@ export async function recoverEvents(api: Api, options: RecoverOptions): Promise<
   for (const { event, key, deliveryId } of found.events) {
     // The receivers' own claim: a recovered failure stands at the time its list was read.
     const failure = event.type === 'certificate.failed' ? { at: Date.parse(event.createdAt), recovered: true } : undefined;
-    const { state } = await claimOccurrence(store, key, failure);
+    const { state, attempt } = await claimOccurrence(store, key, failure);
     if (state === 'done') result.duplicates++;
     if (state === 'pending') result.pending++;
     if (state !== 'taken') continue;
     try {
       await onEvent(event, { id: deliveryId, timestamp: Math.floor(Date.now() / 1000) });
     } catch (error) {
-      await store.settle(key, false);
+      await store.settle(key, false, undefined, attempt);
       result.failed.push({ key, error });
       continue;
     }
-    await store.settle(key, true, failure?.at);
+    await store.settle(key, true, failure?.at, attempt);
     result.ran++;
   }
   return result;
