@@ -35,9 +35,9 @@ export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOpt
   if (typeof table !== 'string' || !TABLE_NAME.test(table)) throw new RangeError(`postgresStore: table must be a lower-case name, optionally schema.name (got ${JSON.stringify(table)}).`);
   const secrets = credentialsOf(pool);
   const own = newAttempt();
-  const query = async (what: string, text: string, values: unknown[] = []) => {
+  const query = async (what: string, text: string, values?: unknown[]) => {
     try {
-      return (await pool.query(text, values)).rows;
+      return (await (values ? pool.query(text, values) : pool.query(text))).rows;
     } catch (error) {
       throw storeError('postgresStore', what, error, secrets);
     }
@@ -96,20 +96,17 @@ export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOpt
 }
 
 /**
- * CREATE TABLE IF NOT EXISTS is not safe against itself: two sessions creating one table at
- * once can both pass the check, and the loser fails on the catalog's unique index (23505) or
- * finds the table made (42P07). Either way it is there now; a second try confirms it.
+ * CREATE TABLE IF NOT EXISTS is not safe against itself: two sessions creating one table at once
+ * can both pass the check, and the loser fails on the catalog (a duplicate type, relation or key).
+ * So creators take a lock first, in the same transaction: one query string of several statements
+ * (no parameters: the simple protocol) runs as one transaction, which holds the lock to its end.
  */
 async function createTable(query: (what: string, text: string) => Promise<unknown>, table: string): Promise<void> {
-  const index = `${table.replace('.', '_')}_expires`.replace(/^.*\./, '');
-  const create = async () => {
-    await query(`creating table ${table}`, `CREATE TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, token text, expires timestamptz NOT NULL, at bigint)`);
-    await query(`creating index ${index}`, `CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires)`);
-  };
-  try {
-    await create();
-  } catch (error) {
-    if (!/\((23505|42P07)\)$/.test((error as Error).message)) throw error;
-    await create();
-  }
+  const index = `${table.replace('.', '_')}_expires`;
+  await query(
+    `creating table ${table}`,
+    `SELECT pg_advisory_xact_lock(hashtext('certsvc delivery store ${table}'));
+     CREATE TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, token text, expires timestamptz NOT NULL, at bigint);
+     CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires);`,
+  );
 }
