@@ -209,7 +209,7 @@ function create(Database: typeof DatabaseSync, path: string): void {
  * covers a writer waiting for another, but in WAL mode SQLite also answers BUSY at once, without
  * waiting, while another process's last connection cleans up on close, or while the first process
  * after a crash recovers the WAL (sqlite.org/wal.html, "Sometimes queries return SQLITE_BUSY").
- * Seen here: 4 processes reopening one store every 150 keys failed a claim in 2 of 8 runs without this.
+ * Seen here: 4 processes reopening one store every 150 keys failed a claim in 2 of 12 runs without this.
  */
 function whenFree<T>(step: () => T): T {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
