@@ -1,4 +1,4 @@
-import { closeSync, existsSync, linkSync, openSync, readSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, openSync, readSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { DEFAULT_KEEP_DAYS, newAttempt, type DeliveryStore } from './webhooks/store';
 import { keepMsOf, pendingMsOf } from './store-options';
@@ -189,11 +189,16 @@ function open(path: string): DatabaseSync {
  */
 function create(Database: typeof DatabaseSync, path: string): void {
   const temp = `${path}.${process.pid}.${newAttempt().slice(0, 8)}.new`;
-  const db = new Database(temp);
   try {
-    db.exec(SCHEMA);
-  } finally {
-    db.close();
+    const db = new Database(temp);
+    try {
+      db.exec(SCHEMA);
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw new Error(`fileStore ${path}: could not create the store: ${sqliteWords(error)}`);
   }
   try {
     linkSync(temp, path);

@@ -66,6 +66,12 @@ test('a store with one damaged page is refused with what SQLite reported, and le
   expect(digest(file)).toBe(before);
 });
 
+test('a folder that does not exist: an error naming the file', () => {
+  const file = path.join(dir, 'missing-folder', 'claims.db');
+  expect(() => fileStore(file)).toThrow(`fileStore ${file}: could not create the store: unable to open database file`);
+  expect(existsSync(path.dirname(file))).toBe(false);
+});
+
 test('bad options name the option', () => {
   expect(() => fileStore(path.join(dir, 'o.db'), { keepDays: 0 })).toThrow('fileStore: keepDays must be a positive number of days (got 0).');
   expect(() => fileStore(path.join(dir, 'o.db'), { pendingMs: -1 })).toThrow('fileStore: pendingMs must be a positive number of ms (got -1).');

@@ -79,7 +79,7 @@ describe('no secret from a client reaches our errors', () => {
     const { Pool } = await import('pg');
     const port = await freePort();
     const pool = new Pool({ connectionString: `postgres://app:${PASSWORD}@127.0.0.1:${port}/db`, connectionTimeoutMillis: 2_000 });
-    const error = await postgresStore(pool).claim('rec_1').catch((e: Error) => e);
+    const error = await Promise.resolve(postgresStore(pool).claim('rec_1')).catch((e: Error) => e);
     await pool.end();
     expect(String(error)).toMatch(/^Error: postgresStore: creating table certsvc_deliveries failed: .*ECONNREFUSED/);
     expect(JSON.stringify({ message: (error as Error).message, cause: (error as Error).cause, stack: (error as Error).stack })).not.toContain(PASSWORD);
@@ -89,7 +89,7 @@ describe('no secret from a client reaches our errors', () => {
     ['ioredis', { call: async () => Promise.reject(new Error(`Connection to redis://default:${PASSWORD}@cache:6379 lost`)), options: { password: PASSWORD } }],
     ['node-redis', { sendCommand: async () => Promise.reject(Object.assign(new Error(`WRONGPASS for password=${PASSWORD}`), { code: 'WRONGPASS' })), options: { url: `redis://:${PASSWORD}@cache` } }],
   ])('a %s client whose error carries the password: ours has it redacted, and no cause', async (_name, client) => {
-    const error = (await redisStore(client as unknown as RedisClientLike).claim('rec_1').catch((e: Error) => e)) as Error;
+    const error = (await Promise.resolve(redisStore(client as unknown as RedisClientLike).claim('rec_1')).catch((e: Error) => e)) as Error;
     expect(error.message).toMatch(/^redisStore: the claim of rec_1 failed: /);
     expect(error.message).toContain('[redacted]');
     expect(JSON.stringify({ message: error.message, cause: error.cause, stack: error.stack })).not.toContain(PASSWORD);
@@ -97,7 +97,7 @@ describe('no secret from a client reaches our errors', () => {
 
   test('a pg client whose error echoes its connection string', async () => {
     const pool = { options: { connectionString: `postgres://app:${PASSWORD}@db/app` }, query: async () => Promise.reject(Object.assign(new Error(`could not connect with postgres://app:${PASSWORD}@db/app`), { code: 'ECONNRESET' })) };
-    const error = (await postgresStore(pool).claim('rec_1').catch((e: Error) => e)) as Error;
+    const error = (await Promise.resolve(postgresStore(pool).claim('rec_1')).catch((e: Error) => e)) as Error;
     expect(error.message).toBe('postgresStore: creating table certsvc_deliveries failed: could not connect with [redacted] (ECONNRESET)');
   });
 });
