@@ -48,8 +48,9 @@ export interface Found {
 export interface RecoverOptions extends FindOptions {
   /**
    * The receiver's store. Recovery is exactly once only against a store that survives restarts
-   * and still holds the keys of the whole window (`since` minus 7 days for failures): fileStore,
-   * or your database through the DeliveryStore interface. `memoryStore` forgets on restart.
+   * and still holds the keys of the whole window (`since` minus 7 days for failures), and that the
+   * receiver shares while both run: fileStore on its machine, redisStore or postgresStore from any.
+   * `memoryStore` forgets on restart and is one process's.
    */
   store: DeliveryStore;
   /** The receiver's own `onEvent`: each occurrence not yet claimed runs here once. */

@@ -1,3 +1,5 @@
+import { randomUUID } from 'crypto';
+
 /**
  * What a store knows of a claim when an attempt makes it. The claim is the occurrence of a
  * certificate event (`<certificate id>`, `<id>:sent:<ms>`, `<id>:failed[:<ms>]`), the delivery
@@ -66,7 +68,7 @@ export const DEFAULT_KEEP_DAYS = 45;
 
 /** A token for one claim (claimOccurrence), so that only this attempt can release it. */
 export function newAttempt(): string {
-  return globalThis.crypto.randomUUID();
+  return randomUUID();
 }
 
 export interface MemoryStoreOptions {
