@@ -61,7 +61,7 @@ test('four processes hammering one file, restarting every 150 keys: every effect
   const acked = path.join(dir, 'acked.log');
   const KEYS = 600;
   const goFlag = path.join(dir, 'go');
-  const workers = [0, 1, 2, 3].map((i) => worker({ mode: 'hammer', file, worker: i, keys: KEYS, passes: 2, failEvery: 10, reopenEvery: 150, effects, acked, goFlag }));
+  const workers = [0, 1, 2, 3].map((i) => worker({ mode: 'hammer', file, worker: i, keys: KEYS, passes: 2, failEvery: 10, reopenEvery: 150, effectMs: 2, effects, acked, goFlag }));
   await until('every process to open the store', () => workers.every((w) => w.out().includes('ready')), 60_000);
   fs.writeFileSync(goFlag, '');
   const codes = await Promise.all(workers.map((w) => w.exited));
@@ -87,7 +87,7 @@ describe('the README recovery recipe in one process while a receiver process on 
 
   test('each missed event runs once, in one process or the other', async () => {
     // Retries after 12 ms, 60 ms, 0.36 s, 1.44 s, 8.6 s, …: the receiver is down through three
-    // attempts, then comes up as the recovery starts, and the fourth attempts arrive meanwhile.
+    // attempts of every delivery.
     sb = await createSandbox({ rateLimit: false, timeScale: 0.0002, mailDelayMs: 1 });
     const ws = sb.controls.createWorkspace();
     const client = createClient({ baseUrl: sb.baseUrl, apiKey: ws.apiKey });
@@ -101,7 +101,7 @@ describe('the README recovery recipe in one process while a receiver process on 
     const rx = worker({ mode: 'receiver', port, secret: sub.secret, file, effects, downFlag, delayMs: 20 });
     await until('the receiver to listen', () => rx.out().includes('listening'), 30_000);
     const since = Date.now() - 1000;
-    const recovery = worker({ mode: 'recover', baseUrl: sb.baseUrl, apiKey: ws.apiKey, since, file, effects, goFlag, delayMs: 20 });
+    const recovery = worker({ mode: 'recover', baseUrl: sb.baseUrl, apiKey: ws.apiKey, since, file, effects, goFlag, delayMs: 100 });
     await until('the recovery to be ready', () => recovery.out().includes('ready'), 30_000);
     const batch = await client.createBatch({ title: 'Outage', designId: 'design_classic' });
     const N = 20;
@@ -109,8 +109,11 @@ describe('the README recovery recipe in one process while a receiver process on 
     const mine = (log: ReturnType<Sandbox['controls']['deliveries']>) => log.filter((a) => a.subscriptionId === sub.id);
     // 2N deliveries (issued, sent), each refused three times.
     await sb.controls.waitForDeliveries((log) => mine(log).filter((a) => a.attempt === 3).length >= 2 * N, 60_000);
-    fs.rmSync(downFlag);
+    // The recovery starts; once it has run its first event the receiver comes up, and the fourth
+    // attempts reach it while the recovery goes on (100 ms an event).
     fs.writeFileSync(goFlag, '');
+    await until('the recovery to run its first event', () => lines(effects).some((l) => l.includes(' recovery ')), 30_000, 5);
+    fs.rmSync(downFlag);
     expect(await recovery.exited).toBe(0);
     await sb.controls.waitForDeliveries((log) => mine(log).filter((a) => a.outcome === 'succeeded').length >= 2 * N, 60_000);
     rx.kill();
@@ -130,6 +133,9 @@ describe('the README recovery recipe in one process while a receiver process on 
     );
     expect([...runs].filter(([, n]) => n > 1)).toEqual([]);
     expect(runs.size).toBe(2 * N);
+    // Both ran events, the receiver some while the recovery was running: they met on one file.
+    expect(bySource.get('recovery')).toBeGreaterThan(0);
+    expect(receiverDuring).toBeGreaterThan(0);
     expect(result.found).toBe(2 * N);
   });
 });

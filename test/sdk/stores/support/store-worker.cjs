@@ -4,7 +4,8 @@
 // - hammer: claims every key of a shared list, `passes` times in its own order; a taken key's first
 //   attempt here fails (released) when its index is a multiple of `failEvery`, else its effect is
 //   appended to `effects` and it is settled done, then appended to `acked` (acknowledged). Reopens
-//   the store every `reopenEvery` keys (a restart). Starts when `goFlag` exists; prints its counts as JSON.
+//   the store every `reopenEvery` keys (a restart); an effect takes `effectMs`. Starts when `goFlag`
+//   exists; prints its counts as JSON.
 // - receiver: an SDK receiver (createNodeHandler) on `port`, answering 503 while `downFlag` exists;
 //   onEvent waits `delayMs`, then appends `<claim key> receiver`.
 // - recover: waits for `goFlag`, then the README's recovery recipe, appending `<claim key> recovery`.
@@ -47,6 +48,7 @@ async function hammer() {
         counts.released++;
         continue;
       }
+      if (config.effectMs) await sleep(config.effectMs); // the effect's work: others claim meanwhile
       if (config.effects) append(config.effects, `${key} ${config.worker}`);
       await store.settle(key, true);
       if (config.acked) append(config.acked, key);
