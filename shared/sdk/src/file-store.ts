@@ -98,11 +98,13 @@ export function fileStore(path: string, options: FileStoreOptions = {}): FileSto
           if (!ok) return statements.release.run(key, attempt ?? own);
           // Done must outlive a power cut: this commit waits for the disk (and with it every
           // commit before it in the WAL). A pending claim need not: a power cut ends its process.
-          statements.durable.run();
+          // exec, not a prepared statement: SQLite applies this pragma when it compiles it, so a
+          // prepared one run again would not (the first done commit here was not synced).
+          db.exec('PRAGMA synchronous = FULL');
           try {
             return statements.done.run(key, now() + keepMs, at ?? null);
           } finally {
-            statements.fast.run();
+            db.exec('PRAGMA synchronous = NORMAL');
           }
         });
       } catch (error) {
@@ -124,11 +126,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): FileSto
   };
 }
 
-function prepare(db: DatabaseSync): Record<'take' | 'state' | 'done' | 'release' | 'doneAt' | 'prune' | 'durable' | 'fast', StatementSync> {
+function prepare(db: DatabaseSync): Record<'take' | 'state' | 'done' | 'release' | 'doneAt' | 'prune', StatementSync> {
   db.exec('PRAGMA synchronous = NORMAL');
   return {
-    durable: db.prepare('PRAGMA synchronous = FULL'),
-    fast: db.prepare('PRAGMA synchronous = NORMAL'),
     take: db.prepare(
       `INSERT INTO deliveries (key, token, expires, at) VALUES (?1, ?2, ?3, NULL)
        ON CONFLICT (key) DO UPDATE SET token = excluded.token, expires = excluded.expires, at = NULL WHERE deliveries.expires <= ?4

@@ -140,6 +140,33 @@ describe('the README recovery recipe in one process while a receiver process on 
   });
 });
 
+test('a done key is synced to the disk before settle returns; claims and releases are not (strace)', () => {
+  const script = `
+    const { writeSync } = require('node:fs');
+    const store = require('@certificate-service/sdk').fileStore(${JSON.stringify(path.join(dir, 'sync.db'))});
+    store.claim('warm-up'); // a new WAL's header is synced once
+    for (let i = 0; i < 5; i++) {
+      writeSync(1, '--- claim\\n'); store.claim('k' + i);
+      writeSync(1, '--- release\\n'); store.settle('k' + i, false);
+      writeSync(1, '--- claim\\n'); store.claim('k' + i);
+      writeSync(1, '--- done\\n'); store.settle('k' + i, true);
+    }
+    writeSync(1, '--- end\\n');`;
+  const traced = spawnSync('strace', ['-f', '-e', 'trace=fsync,fdatasync,write', '-o', path.join(dir, 'trace'), NODE, '-e', script], { cwd: ROOT, encoding: 'utf8' });
+  expect(traced.error).toBeUndefined(); // strace is in the machine image (Debian's strace)
+  expect(traced.status).toBe(0);
+  const syncs: Record<string, number[]> = { claim: [], release: [], done: [] };
+  let section: string | undefined;
+  for (const line of fs.readFileSync(path.join(dir, 'trace'), 'utf8').split('\n')) {
+    const mark = /write\(1, "--- (\w+)/.exec(line)?.[1];
+    if (mark) {
+      section = mark;
+      syncs[mark]?.push(0);
+    } else if (section && syncs[section] && /\b(fsync|fdatasync)\(/.test(line)) syncs[section][syncs[section].length - 1]++;
+  }
+  expect(syncs).toEqual({ claim: Array(10).fill(0), release: Array(5).fill(0), done: Array(5).fill(1) });
+});
+
 test('importing the SDK loads no SQLite and prints nothing; fileStore loads it', () => {
   const script = (body: string) => spawnSync(NODE, ['-e', body], { cwd: ROOT, encoding: 'utf8' });
   const plain = script("require('@certificate-service/sdk'); process.stdout.write(String(process.moduleLoadList.some((m) => m.includes('sqlite'))))");
