@@ -4,7 +4,8 @@
 // `<claim key> <name>` to the shared effects log.
 // SIGUSR1 makes it the doomed receiver: every onEvent from then on blocks before its effect and
 // prints `blocked <claim key>`; once every request that was not blocked has been answered (its
-// effect written and its claim settled), it prints `quiet`, and the test kills it (SIGKILL).
+// effect written and its claim settled), it prints `quiet`. From then on no request of it is
+// between its effect and its settle, and the test kills it (SIGKILL).
 const fs = require('node:fs');
 const http = require('node:http');
 const { AsyncLocalStorage } = require('node:async_hooks');
