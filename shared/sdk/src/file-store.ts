@@ -10,7 +10,8 @@ import { keepMsOf, pendingMsOf } from './store-options';
 // that commit), so it survives a power cut; pending claims are written without waiting for the
 // disk (NORMAL: they survive their process, not a power cut, which ends the process too). The
 // file is never emptied or rewritten: a damaged one stops the receiver with SQLite's own words.
-// Beside it SQLite keeps `<path>-wal` and `<path>-shm`.
+// Beside it SQLite keeps `<path>-wal` and `<path>-shm`. The store is synchronous (node:sqlite): a
+// claim that waits for another process's write holds the event loop meanwhile (at most the busy timeout).
 // A file on a network share is not one machine: use redisStore or postgresStore there.
 
 export interface FileStoreOptions {
