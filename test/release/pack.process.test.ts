@@ -164,7 +164,7 @@ export = createExpressHandler;
   test("every code example in the SDK's and the sandbox's READMEs and the SDK's design notes type-checks under strict TypeScript against the packed types", async () => {
     // JS blocks are checked as JavaScript (checkJs), TS blocks as TypeScript; names an example
     // takes from the reader's own code (their learners, their Express app) are declared here.
-    // docs/design/sdk.md holds the shared-store (Redis) example the SDK README links to.
+    // docs/design/sdk.md holds the shared stores' example.
     const sources = [path.join(PACKAGES.sdk, 'README.md'), path.join(ROOT, 'docs/design/sdk.md'), path.join(PACKAGES.sandbox, 'README.md')];
     const perFile = sources.map((file) => [...fs.readFileSync(file, 'utf8').matchAll(/```(js|ts)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], code: m[2] })));
     expect(perFile.map((b) => b.length > 0)).toEqual(sources.map(() => true)); // each file's examples were found
@@ -179,7 +179,8 @@ declare const app: any; // the reader's Express, Fastify or Hono app
 declare const express: any;
 declare const secret: string;
 declare const onEvent: (event: import('@certificate-service/sdk').WebhookEvent) => void;
-declare const redis: { set(key: string, value: string, options: object): Promise<string | null>; get(key: string): Promise<string | null>; del(key: string): Promise<number> };
+declare const redis: { sendCommand(args: string[]): Promise<unknown> }; // the reader's node-redis client, the part the store uses
+declare const pool: { query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }> }; // their pg Pool
 declare module 'hono' {
   // A stand-in for the reader's Hono: the part the example uses.
   export class Hono {

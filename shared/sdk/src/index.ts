@@ -10,7 +10,10 @@ import { createUndiciTransport, type UndiciTransportOptions } from './undici-tra
 export * from './core';
 export * from './receivers';
 export { createFetchTransport, createUndiciTransport, type UndiciTransportOptions };
-export { fileStore, DEFAULT_KEEP_DAYS, type FileStoreOptions } from './file-store';
+// Delivery stores that outlive a process: one machine (SQLite), every machine (the app's Redis or Postgres client).
+export { fileStore, DEFAULT_KEEP_DAYS, type FileStore, type FileStoreOptions } from './file-store';
+export { redisStore, type RedisClientLike, type RedisStoreOptions } from './redis-store';
+export { postgresStore, type PostgresQueryable, type PostgresStoreOptions } from './postgres-store';
 export type { PooledTransport } from './undici-transport';
 // Node only (files): the state folder, and in-flight markers that keep a retry in another process from issuing twice.
 export { stateDir } from './state-dir';

@@ -48,8 +48,9 @@ export interface Found {
 export interface RecoverOptions extends FindOptions {
   /**
    * The receiver's store. Recovery is exactly once only against a store that survives restarts
-   * and still holds the keys of the whole window (`since` minus 7 days for failures): fileStore,
-   * or your database through the DeliveryStore interface. `memoryStore` forgets on restart.
+   * and still holds the keys of the whole window (`since` minus 7 days for failures), and that the
+   * receiver shares while both run: fileStore on its machine, redisStore or postgresStore from any.
+   * `memoryStore` forgets on restart and is one process's.
    */
   store: DeliveryStore;
   /** The receiver's own `onEvent`: each occurrence not yet claimed runs here once. */
@@ -130,18 +131,18 @@ export async function recoverEvents(api: Api, options: RecoverOptions): Promise<
   for (const { event, key, deliveryId } of found.events) {
     // The receivers' own claim: a recovered failure stands at the time its list was read.
     const failure = event.type === 'certificate.failed' ? { at: Date.parse(event.createdAt), recovered: true } : undefined;
-    const { state } = await claimOccurrence(store, key, failure);
+    const { state, attempt } = await claimOccurrence(store, key, failure);
     if (state === 'done') result.duplicates++;
     if (state === 'pending') result.pending++;
     if (state !== 'taken') continue;
     try {
       await onEvent(event, { id: deliveryId, timestamp: Math.floor(Date.now() / 1000) });
     } catch (error) {
-      await store.settle(key, false);
+      await store.settle(key, false, undefined, attempt);
       result.failed.push({ key, error });
       continue;
     }
-    await store.settle(key, true, failure?.at);
+    await store.settle(key, true, failure?.at, attempt);
     result.ran++;
   }
   return result;

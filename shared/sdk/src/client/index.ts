@@ -231,8 +231,9 @@ export class CertificateServiceClient {
   /**
    * Runs each issued, sent and failed occurrence at or after `since` that `store` has not seen
    * through the receiver's `onEvent`, marked `recovered: true`. `viewed` cannot be recovered.
-   * Exactly once only against a store that survives restarts and covers the window (fileStore,
-   * or your database). Reads every batch whole: one request per 100 certificates.
+   * Exactly once only against the receiver's own store, one that survives restarts and covers the
+   * window (fileStore, redisStore, postgresStore). Reads every batch whole: one request per 100
+   * certificates.
    */
   recoverEvents(options: recover.RecoverOptions): Promise<recover.RecoverResult> {
     return this.#exit(recover.recoverEvents(this.#http, options));

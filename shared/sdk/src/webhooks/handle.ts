@@ -88,14 +88,14 @@ export async function handleDelivery(rawBody: unknown, headers: HeaderBag | null
   if (why !== undefined) return { outcome: 'filtered', why, event, deliveryId };
   const { store } = options;
   const failure = failureTime(event, deliveryId);
-  const { key: claim, state } = store ? await claimOccurrence(store, claimKey(event, deliveryId), failure) : { key: claimKey(event, deliveryId), state: 'taken' };
+  const { key: claim, state, attempt } = store ? await claimOccurrence(store, claimKey(event, deliveryId), failure) : { key: claimKey(event, deliveryId), state: 'taken', attempt: undefined };
   if (state === 'pending') return { outcome: 'pending', event, deliveryId, claim };
   if (state === 'done') return { outcome: 'duplicate', event, deliveryId, claim };
   let settled = false;
   const settle = async (ok: boolean) => {
     if (settled) return;
     settled = true;
-    await store?.settle(claim, ok, failure?.at);
+    await store?.settle(claim, ok, failure?.at, attempt);
   };
   return { outcome: 'accepted', event, deliveryId, claim, timestamp: signature.timestamp, settle };
 }
