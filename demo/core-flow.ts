@@ -47,7 +47,8 @@ export async function runCoreFlow(sandbox: Sandbox, step: (label: string, detail
     const byId = await client.getCertificate(one.certificateId);
     const byToken = await client.getCertificateByToken(one.shareToken);
     if (byId.id !== one.id || byToken.id !== one.id) throw new Error('lookups returned a different recipient');
-    step('Look up by ID and share token', `${byId.certificateId} → ${byToken.certUrl}`);
+    // The viewer's path, not its URL: the report outlives the sandbox (demo/next-steps.ts).
+    step('Look up by ID and share token', `${byId.certificateId} → ${new URL(byToken.certUrl).pathname}`);
 
     await fetch(one.certUrl, { headers: { 'User-Agent': 'demo-viewer' } });
     const expected = people.length + 1 + 2 + 1; // issued + sent/failed + viewed

@@ -1,9 +1,16 @@
-// What `npm start` prints after its report: where to go next (test/demo/next-steps.test.ts checks
-// that each command and section it names exists, and that `npm start` ends with it).
+// What `npm start` prints around its report: where its sandbox is, and after the report where to
+// go next (test/demo/next-steps.test.ts checks that each command and section it names exists, and
+// that `npm start` ends with it).
 import { DEMO_API_KEY } from '@certificate-service/sandbox';
 
 /** The port `npm start -- --serve` listens on unless told otherwise (demo/args.ts). */
 export const SERVE_PORT = 4010;
+
+/**
+ * The report's first line. The run's sandbox lives in this process and stops when the report
+ * ends, so the report gives no link to it (a terminal would make one clickable, to nothing).
+ */
+export const EMBEDDED_SANDBOX = 'Sandbox: in this process, until the report ends (npm start -- --serve keeps one running).';
 
 export const NEXT_STEPS = [
   'Next steps:',

@@ -5,7 +5,7 @@ import { createSandbox, stopWithParent } from '@certificate-service/sandbox';
 import { portFrom } from './args';
 import { CORE_FLOW_TITLE, runCoreFlow } from './core-flow';
 import { runN8nFlow } from './n8n-flow';
-import { NEXT_STEPS, SERVE_PORT } from './next-steps';
+import { EMBEDDED_SANDBOX, NEXT_STEPS, SERVE_PORT } from './next-steps';
 import { runZapierFlow } from './zapier-flow';
 
 async function main() {
@@ -19,7 +19,7 @@ async function main() {
 
   if (serve) {
     console.log(
-      `Certificate Service sandbox listening.\n  Base URL: ${sandbox.baseUrl}\n  Demo API key: ${sandbox.apiKey}\n  Controls: ${sandbox.url}/__sandbox\n` +
+      `Certificate Service sandbox listening.\n  Base URL: ${sandbox.baseUrl}\n  Demo API key: ${sandbox.apiKey}\n  Page: ${sandbox.url}/  (open it in a browser)\n  Controls: ${sandbox.url}/__sandbox\n` +
         `  Time runs scaled (timeScale ${timeScale}): delivery retries (1 min, 5 min, 30 min… in the spec) and the secret-rotation grace take ${timeScale}× their real time.\n` +
         'Press Ctrl+C to stop.',
     );
@@ -29,7 +29,7 @@ async function main() {
 
   const report: string[] = [];
   const step = (label: string, detail: string) => report.push(`  ✓ ${label.padEnd(40)} ${detail}`);
-  console.log(`Sandbox at ${sandbox.baseUrl}\n`);
+  console.log(`${EMBEDDED_SANDBOX}\n`);
   try {
     const flows: Array<[string, typeof runCoreFlow]> = [
       [CORE_FLOW_TITLE, runCoreFlow],

@@ -107,3 +107,12 @@ export async function getHtml(url: string): Promise<{ status: number; type: stri
   const res = await fetch(url, { headers: { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
   return { status: res.status, type: res.headers.get('content-type'), html: await res.text() };
 }
+
+/**
+ * How the page writes a date, read here from `toUTCString()` ("Sat, 28 Nov 2026 14:03:07 GMT"),
+ * not from the page's code: "28 Nov 2026, 14:03 UTC" (with seconds: "14:03:07 UTC").
+ */
+export function readable(iso: string, seconds = false): string {
+  const [, day, month, year, clock] = /^\w+, (\d+) (\w+) (\d+) (\d\d:\d\d:\d\d) GMT$/.exec(new Date(iso).toUTCString())!;
+  return `${Number(day)} ${month} ${year}, ${seconds ? clock : clock.slice(0, 5)} UTC`;
+}

@@ -1,10 +1,12 @@
-// The overview page at `/` (and the certificate viewer) as HTML, in-process: what it shows,
-// that it escapes every value, shows no key or secret, pages, and that a JSON client of `/`
-// still gets the 404 it always got. The same page in Chromium: page-chromium.e2e.test.ts.
+// The overview page at `/` (and the certificate viewer) as HTML, in-process: what it shows
+// (batches first, each batch's certificates on its own page), that it escapes every value,
+// shows no key or secret, pages, writes dates readably, and that a JSON client of `/` still gets
+// the 404 it always got. The same page in Chromium: page-chromium.e2e.test.ts.
 import { createSandbox, DEMO_API_KEY, type Sandbox } from '@certificate-service/sandbox';
 import { Api, type Receiver, startReceiver } from '@certificate-service/sandbox/testing';
 import { escapeHtml, html } from '../../shared/sandbox/src/html';
-import { getHtml, HOSTILE, hostileBatch, largeBatch, weldingWorld, type World } from './page-world';
+import { when } from '../../shared/sandbox/src/routes/dashboard';
+import { getHtml, HOSTILE, hostileBatch, largeBatch, readable, weldingWorld, type World } from './page-world';
 
 let sb: Sandbox;
 let world: World;
@@ -45,6 +47,7 @@ describe('a JSON client of / gets what it got before the page', () => {
       'ratelimit-limit': '120',
       'ratelimit-remaining': '120',
       'ratelimit-reset': '60',
+      'x-content-type-options': 'nosniff', // the one header added since: every answer has it
     });
     expect(await res.text()).toBe(JSON.stringify(before));
   });
@@ -57,7 +60,9 @@ describe('a JSON client of / gets what it got before the page', () => {
 });
 
 describe('the page in a browser (Accept lists text/html)', () => {
-  test('needs no key, is not counted, and shows batches, certificates, subscriptions and deliveries', async () => {
+  const cert = (name: string) => sb.controls.certificates(world.batchId).find((c) => c.name === name)!;
+
+  test('needs no key, is not counted, and lists batches (with their counts), subscriptions and deliveries', async () => {
     sb.controls.resetCounters();
     const failingTries = () => sb.controls.deliveries().filter((a) => a.url === world.failingUrl).length;
     const triedBefore = failingTries(); // a retry may land while the page is read
@@ -67,17 +72,16 @@ describe('the page in a browser (Accept lists text/html)', () => {
     expect(page.type).toBe('text/html; charset=utf-8');
     expect(sb.controls.counters().requests.total).toBe(0);
 
-    expect(page.html).toContain('<h3>Advanced Welding, Spring 2026 <span class="status active">active</span></h3>');
     const rows = rowsOf(page.html);
-    const cert = (name: string) => sb.controls.certificates(world.batchId).find((c) => c.name === name)!;
-    // name, email, certificate ID, variables, email status
-    expect(rows).toContain(`Ada Lovelace ada@example.com ${cert('Ada Lovelace').certificateId} course Advanced Welding score 97 sent ${cert('Ada Lovelace').createdAt.slice(0, 19).replace('T', ' ')}`);
-    expect(rows.find((r) => r.startsWith('Grace Hopper grace@bounce.test'))).toContain('course Advanced Welding failed');
-    expect(rows.find((r) => r.startsWith('Alan Turing'))).toContain('score 88 not sent');
-    expect(page.html).toContain(`<a href="${cert('Ada Lovelace').certUrl}">`);
+    // title, id, design, status, certificates, emails by state, created (readable)
+    const batch = sb.controls.certificates(world.batchId)[0].batchId;
+    const created = (await world.api.get(`/batches/${batch}`)).body.createdAt as string;
+    expect(rows).toContain(`Advanced Welding, Spring 2026 ${batch} Classic active 3 1 not sent · 1 sent · 1 failed ${readable(created)}`);
+    expect(page.html).toContain(`<a href="/?batch=${batch}">Advanced Welding, Spring 2026</a>`);
+    expect(page.html).not.toContain('Ada Lovelace</td>'); // certificates are on the batch's own page
 
     for (const s of sb.controls.subscriptions()) {
-      expect(rows.find((r) => r.startsWith(s.id))).toBe(`${s.id} ${s.url} ${s.events.join(', ')} ${s.createdAt.slice(0, 19).replace('T', ' ')}`);
+      expect(rows.find((r) => r.startsWith(s.id))).toBe(`${s.id} ${s.url} ${s.events.join(', ')} ${readable(s.createdAt)}`);
     }
 
     // Grace's certificate.failed: every attempt (503 with the receiver's answer), still retrying.
@@ -88,11 +92,37 @@ describe('the page in a browser (Accept lists text/html)', () => {
     expect(shown).toBeLessThanOrEqual(triedAfter);
     expect(failedDelivery).toMatch(new RegExp(`retrying \\(${shown} of 7 attempts so far\\)$`));
     const sent = rows.find((r) => r.startsWith('certificate.sent'))!;
-    expect(sent).toMatch(/Ada Lovelace .* 200 · .* ms · ok succeeded$/);
+    const attempt = sb.controls.deliveries().find((a) => a.type === 'certificate.sent')!;
+    expect(sent).toMatch(new RegExp(`Ada Lovelace .* 200 · ${readable(attempt.at, true)} · \\d+ ms · ok succeeded$`));
+  });
+
+  test("a batch's page: its certificates with their variables and email states", async () => {
+    const page = await getHtml(`${sb.url}/?batch=${world.batchId}`);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('<h2>Advanced Welding, Spring 2026 <span class="status active">active</span></h2>');
+    expect(page.html).toContain('<a href="/?ws=ws_demo">← All batches</a>');
+    const rows = rowsOf(page.html);
+    // name, email, certificate ID, variables, email status, issued
+    expect(rows).toContain(`Ada Lovelace ada@example.com ${cert('Ada Lovelace').certificateId} course Advanced Welding score 97 sent ${readable(cert('Ada Lovelace').createdAt)}`);
+    expect(rows.find((r) => r.startsWith('Grace Hopper grace@bounce.test'))).toContain('course Advanced Welding failed');
+    expect(rows.find((r) => r.startsWith('Alan Turing'))).toContain('score 88 not sent');
+    expect(page.html).toContain(`<a href="${cert('Ada Lovelace').certUrl}">`);
+    // The ISO value stays, for the machine and as the tooltip.
+    const iso = cert('Ada Lovelace').createdAt;
+    expect(page.html).toContain(`<time datetime="${iso}" title="${iso}">${readable(iso)}</time>`);
+  });
+
+  test('a batch that does not exist (or is in another workspace than ?ws= says) is a 404 that links back', async () => {
+    for (const query of ['batch=batch_nope', `batch=${world.batchId}&ws=ws_other`]) {
+      const page = await getHtml(`${sb.url}/?${query}`);
+      expect(page.status).toBe(404);
+      expect(page.html).toMatch(/No batch <code>batch_\w+<\/code>/);
+      expect(page.html).toContain('<a href="/">Back to the overview</a>');
+    }
   });
 
   test('escapes every value: a name, a variable name and value, a title, a receiver answer', async () => {
-    const { html } = await getHtml(`${sb.url}/`);
+    const html = (await getHtml(`${sb.url}/`)).html + (await getHtml(`${sb.url}/?batch=${hostileId}`)).html;
     for (const raw of Object.values(HOSTILE)) expect(html).not.toContain(raw);
     expect(html).not.toMatch(/<script|<img|<b>bold|<h1>Service/i);
     expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
@@ -102,7 +132,7 @@ describe('the page in a browser (Accept lists text/html)', () => {
   });
 
   test('shows no API key and no signing secret (created or rotated)', async () => {
-    const { html } = await getHtml(`${sb.url}/`);
+    const html = (await getHtml(`${sb.url}/`)).html + (await getHtml(`${sb.url}/?batch=${world.batchId}`)).html;
     expect(world.secrets).toHaveLength(3);
     const kept = sb.controls.subscriptions().flatMap((s) => [s.secret, s.previousSecret ?? s.secret]);
     for (const secret of [DEMO_API_KEY, ...world.secrets, ...kept]) {
@@ -125,67 +155,117 @@ describe('the page in a browser (Accept lists text/html)', () => {
   });
 });
 
-describe('paging: 200 rows a page, batches and deliveries each on their own', () => {
+describe('paging: batches first, then 200 certificates a page within a batch; deliveries on their own', () => {
   let big: Sandbox;
   let api: Api;
   let receiver: Receiver;
+  let large: string;
 
   beforeAll(async () => {
-    // Its own sandbox, for exact row counts: 450 + 1 certificates, each delivered once.
-    big = await createSandbox({ rateLimit: false });
+    // Its own sandbox, for exact row counts: 3,000 + 1 certificates, each delivered once (20 at a
+    // time: 3,000 attempts at once can time out on a loaded machine).
+    big = await createSandbox({ rateLimit: false, deliveryConcurrency: 20 });
     api = new Api(big.baseUrl, big.apiKey);
     receiver = await startReceiver(() => 200);
     await api.post('/webhooks/subscriptions', { url: receiver.url, events: ['certificate.issued'] });
     const small = (await api.post('/batches', { title: 'Small and older', designId: 'design_modern' })).body.id;
     await api.post(`/batches/${small}/recipients`, { name: 'First Learner', email: 'first@example.com' });
-    await largeBatch(api, 'Large and newer', 450);
-    await big.controls.waitForDeliveries((log) => log.length === 451, 20_000);
-  }, 60_000);
+    large = await largeBatch(api, 'Large and newer', 3000);
+    await big.controls.waitForDeliveries((log) => log.length === 3001, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await receiver?.close();
     await big?.close();
   });
 
   const certificateLinks = (html: string) => html.match(/<a href="http:\/\/127\.0\.0\.1:\d+\/v\//g)?.length ?? 0;
+  const batchRows = (html: string) => rowsOf(html.slice(html.indexOf('<table class="batches">'), html.indexOf('id="subscriptions"')));
 
-  test('page 1: the newest 200 certificates of the large batch, and a link to the next page', async () => {
+  test('after a 3,000-certificate batch, the overview still lists every batch on its first page, newest first, with its counts', async () => {
     const { html } = await getHtml(`${big.url}/`);
+    expect(batchRows(html).map((r) => r.replace(/ batch_\w+ /, ' … ').replace(/ \d+ \w+ \d{4}, \d\d:\d\d UTC$/, ''))).toEqual([
+      'Batch Design Status Certificates Emails Created',
+      'Large and newer … Minimal active 3,000 3,000 not sent',
+      'Small and older … Modern active 1 1 not sent',
+    ]);
+    expect(html).toContain('2 batches</a> · 3,001 certificates');
+    expect(certificateLinks(html)).toBe(0); // certificates are on each batch's page
+    expect(html).not.toMatch(/<nav class="pager">[^<]*<a [^>]*#batches/); // one page of batches
+  });
+
+  test("a batch's page: the newest 200 certificates, page 1 of 15, and links to the next and the last page", async () => {
+    const { html } = await getHtml(`${big.url}/?batch=${large}`);
     expect(certificateLinks(html)).toBe(200);
-    expect(html).toContain('certificates 1–200 of 450');
-    expect(html).toContain('Learner 450</td>'); // newest first
-    expect(html).not.toContain('Learner 250</td>');
+    expect(html).toContain('newest first, certificates 1–200 of 3,000, page 1 of 15');
+    expect(html).toContain('Learner 3000</td>'); // newest first
+    expect(html).not.toContain('Learner 2800</td>');
     expect(html).not.toContain('Small and older');
-    expect(html).toContain('<nav class="pager">page 1 of 3 · <a rel="next" href="/?page=2#batches">Older →</a></nav>');
-    expect(html).toContain('2 batches</a> · 451 certificates');
+    expect(html).toContain(
+      `<nav class="pager">page 1 of 15 · <a rel="next" href="/?batch=${large}&#38;page=2#certificates">Older →</a> · <a href="/?batch=${large}&#38;page=15#certificates">Oldest »</a></nav>`,
+    );
   });
 
-  test('the last page: the rest of the large batch, then the older batch', async () => {
-    const { html } = await getHtml(`${big.url}/?page=3`);
-    expect(certificateLinks(html)).toBe(51);
-    expect(html).toContain('certificates 401–450 of 450');
-    expect(html).toContain('Learner 1</td>');
-    expect(html).toContain('Small and older');
-    expect(html).toContain('<a rel="prev" href="/?page=2#batches">← Newer</a> · page 3 of 3</nav>');
-    // Past the end: the last page.
-    expect(certificateLinks((await getHtml(`${big.url}/?page=99`)).html)).toBe(51);
+  test('a page in the middle links both ways; the last page holds the oldest; past the end is the last page', async () => {
+    const middle = await getHtml(`${big.url}/?batch=${large}&page=8`);
+    expect(middle.html).toContain('certificates 1,401–1,600 of 3,000, page 8 of 15');
+    expect(middle.html).toContain(`<a href="/?batch=${large}#certificates">« Newest</a> · <a rel="prev" href="/?batch=${large}&#38;page=7#certificates">← Newer</a> · page 8 of 15 · <a rel="next"`);
+    expect(middle.html).toContain('Learner 1600</td>');
+    expect(middle.html).toContain('Learner 1401</td>');
+
+    const last = await getHtml(`${big.url}/?batch=${large}&page=15`);
+    expect(certificateLinks(last.html)).toBe(200);
+    expect(last.html).toContain('certificates 2,801–3,000 of 3,000, page 15 of 15');
+    expect(last.html).toContain('Learner 1</td>');
+    expect(last.html).toContain(`<a rel="prev" href="/?batch=${large}&#38;page=14#certificates">← Newer</a> · page 15 of 15</nav>`);
+    expect((await getHtml(`${big.url}/?batch=${large}&page=99`)).html).toContain('page 15 of 15');
   });
 
-  test('deliveries page separately, and each pager keeps the other page', async () => {
-    const first = await getHtml(`${big.url}/?page=2`);
-    expect(first.html).toContain('page 1 of 3 · <a rel="next" href="/?page=2&#38;deliveriesPage=2#deliveries">Older →</a>');
-    const third = await getHtml(`${big.url}/?page=2&deliveriesPage=3`);
-    expect(certificateLinks(third.html)).toBe(200);
-    expect(third.html.match(/<ol class="attempts">/g)).toHaveLength(51);
-    expect(third.html).toContain('<a rel="prev" href="/?page=2&#38;deliveriesPage=2#deliveries">← Newer</a> · page 3 of 3');
-    expect(third.html).toContain('<a rel="next" href="/?page=3&#38;deliveriesPage=3#batches">Older →</a>');
+  test('deliveries page on their own, and their pager keeps the batch list on its page', async () => {
+    const third = await getHtml(`${big.url}/?deliveriesPage=3`);
+    expect(third.html.match(/<ol class="attempts">/g)).toHaveLength(200);
+    expect(third.html).toContain('newest first, every attempt, page 3 of 16');
+    expect(third.html).toContain('<a rel="prev" href="/?deliveriesPage=2#deliveries">← Newer</a> · page 3 of 16');
+    expect((await getHtml(`${big.url}/?page=2&deliveriesPage=3`)).html).toContain('<a rel="next" href="/?page=2&#38;deliveriesPage=4#deliveries">Older →</a>');
+  });
+
+  test('more than 200 batches: the batch list pages too', async () => {
+    const many = await createSandbox({ rateLimit: false });
+    try {
+      const manyApi = new Api(many.baseUrl, many.apiKey);
+      for (let i = 1; i <= 205; i++) await manyApi.post('/batches', { title: `Batch ${i}`, designId: 'design_modern' });
+      const first = await getHtml(`${many.url}/`);
+      expect(batchRows(first.html)).toHaveLength(1 + 200);
+      expect(batchRows(first.html)[1]).toMatch(/^Batch 205 /);
+      expect(first.html).toContain('<nav class="pager">page 1 of 2 · <a rel="next" href="/?page=2#batches">Older →</a></nav>');
+      const second = await getHtml(`${many.url}/?page=2`);
+      expect(batchRows(second.html).slice(1).map((r) => r.split(' batch_')[0])).toEqual(['Batch 5', 'Batch 4', 'Batch 3', 'Batch 2', 'Batch 1']);
+    } finally {
+      await many.close();
+    }
   });
 
   test('a page that is not a whole number is a 400 naming the parameter', async () => {
-    for (const [query, name] of [['page=0', 'page'], ['page=two', 'page'], ['deliveriesPage=-1', 'deliveriesPage']]) {
+    for (const [query, name] of [['page=0', 'page'], ['page=two', 'page'], ['deliveriesPage=-1', 'deliveriesPage'], [`batch=${large}&page=1.5`, 'page']]) {
       const res = await getHtml(`${big.url}/?${query}`);
       expect(res.status).toBe(400);
-      expect(res.html).toContain(`${name} must be a whole number from 1; got &#34;${query.split('=')[1]}&#34;.`);
+      expect(res.html).toContain(`${name} must be a whole number from 1; got &#34;${query.slice(query.lastIndexOf('=') + 1)}&#34;.`);
     }
+  });
+});
+
+describe('dates: readable, in UTC, with the ISO value kept', () => {
+  test.each([
+    ['2026-11-28T14:03:07.123Z', false, '28 Nov 2026, 14:03 UTC'],
+    ['2026-11-28T14:03:07.123Z', true, '28 Nov 2026, 14:03:07 UTC'],
+    ['2026-09-01T00:00:00Z', false, '1 Sep 2026, 00:00 UTC'],
+    ['2027-01-05T23:59:59.999Z', true, '5 Jan 2027, 23:59:59 UTC'],
+  ])('%s (seconds: %s) reads "%s"', (iso, seconds, text) => {
+    expect(when(iso, seconds).text).toBe(`<time datetime="${iso}" title="${iso}">${text}</time>`);
+    expect(readable(iso, seconds)).toBe(text); // the tests' own reading agrees
+  });
+
+  test('a value that is not a date is shown as it is, escaped', () => {
+    expect(when('<soon>').text).toBe('&#60;soon&#62;');
   });
 });
 

@@ -25,7 +25,17 @@ interface ChromiumFiles {
   fontDir: string;
 }
 
-export async function launchChromium(): Promise<Browser> {
+export interface LaunchOptions {
+  /** More switches, e.g. `--host-resolver-rules=MAP rebound.test 127.0.0.1` (a DNS-rebound name). */
+  args?: string[];
+  /**
+   * The package's Lambda defaults include --disable-web-security (no CORS, no same-origin
+   * policy). A test of what another site's page can do needs a browser that enforces them.
+   */
+  webSecurity?: boolean;
+}
+
+export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
   // @sparticuz/chromium is an ES module, which jest's CommonJS runtime cannot load: a
   // child Node unpacks the browser (once per machine, into the temp folder) and says where.
   const files: ChromiumFiles = JSON.parse(
@@ -34,7 +44,7 @@ export async function launchChromium(): Promise<Browser> {
   return await chromium.launch({
     executablePath: files.executablePath,
     // Not --single-process (a Lambda setting): with it, closing a browser context kills the browser.
-    args: [...files.args.filter((arg) => arg !== '--single-process'), ...OFFLINE_FLAGS],
+    args: [...files.args.filter((arg) => arg !== '--single-process' && !(options.webSecurity && arg === '--disable-web-security')), ...OFFLINE_FLAGS, ...(options.args ?? [])],
     // The package's own NSS libraries and fonts, so nothing from the system's chromium is needed.
     env: { ...process.env, LD_LIBRARY_PATH: files.libDir, FONTCONFIG_PATH: files.fontDir },
     timeout: 120_000,

@@ -5,12 +5,13 @@
 // - Authorization: Bearer <token> (CERTSVC_MCP_TOKEN, or one made at start and printed once
 //   on stderr), compared in constant time;
 // - Host must name this server (a loopback name, or the --host given), against DNS rebinding;
-// - Origin, when a browser sends one, must be this server's own origin (the MCP spec requires
-//   servers to check it, for the same reason).
+//   Origin, when a browser sends one, must be this server's own origin (the MCP spec requires
+//   servers to check it, for the same reason): the SDK's foreignRequest, which the sandbox runs too.
 // A --host that is not loopback is refused unless --allow-remote; the token is required anyway.
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { foreignRequest, isLoopbackHost, isWildcardHost, serverHostNames } from '@certificate-service/sdk';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Logger } from './log';
@@ -18,7 +19,6 @@ import { createModernServer } from './modern';
 import { createServer, UsageError, type CertificateMcpServer, type ServerOptions } from './server';
 
 export const DEFAULT_PORT = 8766;
-const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 const MIN_TOKEN_LENGTH = 24;
 /** The SDK's own bound on a POST body (DEFAULT_MAX_REQUEST_BODY_SIZE, 4 MiB). */
 const MAX_BODY = 4 * 1024 * 1024;
@@ -42,39 +42,20 @@ export interface RunningHttp {
   close(): Promise<void>;
 }
 
-export const isLoopback = (host: string): boolean => LOOPBACK.includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
-
-/** The Host header values that name this server. */
-function allowedHosts(host: string, port: number): string[] {
-  const names = isLoopback(host) ? LOOPBACK : [host.includes(':') && !host.startsWith('[') ? `[${host}]` : host, ...LOOPBACK];
-  return names.filter((n) => n !== '::1').map((n) => `${n}:${port}`.toLowerCase());
-}
-
 /** Why a request is refused, or undefined when it may go on. */
-export function guard(req: { headers: http.IncomingHttpHeaders }, token: string, hosts: string[]): { status: number; message: string } | undefined {
+export function guard(req: { method?: string; headers: http.IncomingHttpHeaders }, token: string, hosts: string[]): { status: number; message: string } | undefined {
   const auth = req.headers.authorization ?? '';
   const expected = Buffer.from(`Bearer ${token}`);
   const given = Buffer.from(auth);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { status: 401, message: 'Missing or wrong bearer token: send "Authorization: Bearer <token>" (CERTSVC_MCP_TOKEN, or the token printed when the server started).' };
-  const host = (req.headers.host ?? '').toLowerCase();
-  if (!hosts.includes(host)) return { status: 403, message: `Host "${host}" is not this server (allowed: ${hosts.join(', ')}).` };
-  const origin = req.headers.origin;
-  if (origin !== undefined) {
-    let originHost = '';
-    try {
-      originHost = new URL(origin).host.toLowerCase();
-    } catch {
-      // not a URL: refused below
-    }
-    if (!hosts.includes(originHost)) return { status: 403, message: `Origin "${origin}" is not allowed: only this server's own origin may call it from a browser.` };
-  }
-  return undefined;
+  const foreign = foreignRequest(req.method ?? 'GET', req.headers, hosts);
+  return foreign && { status: 403, message: foreign.message };
 }
 
 export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
   const host = options.host ?? '127.0.0.1';
-  if (['0.0.0.0', '::', ''].includes(host)) throw new UsageError(`--host ${host || '""'} listens on every address; give the one address clients use (with --allow-remote).`);
-  if (!isLoopback(host) && !options.allowRemote) throw new UsageError(`--host ${host} is not a loopback address: anyone who can reach it could use the API key. Add --allow-remote if you mean it (the bearer token is still required).`);
+  if (isWildcardHost(host)) throw new UsageError(`--host ${host || '""'} listens on every address; give the one address clients use (with --allow-remote).`);
+  if (!isLoopbackHost(host) && !options.allowRemote) throw new UsageError(`--host ${host} is not a loopback address: anyone who can reach it could use the API key. Add --allow-remote if you mean it (the bearer token is still required).`);
   if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) throw new UsageError(`CERTSVC_MCP_TOKEN is too short: use at least ${MIN_TOKEN_LENGTH} random characters.`);
   const token = options.token ?? randomBytes(24).toString('base64url');
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; mcp: CertificateMcpServer }>();
@@ -149,7 +130,7 @@ export async function serveHttp(options: HttpOptions): Promise<RunningHttp> {
     server.listen(options.port ?? DEFAULT_PORT, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  hosts = allowedHosts(host, port);
+  hosts = serverHostNames(host, port);
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`;
   if (options.token === undefined) options.announce(`certsvc-mcp: bearer token for ${url} (shown once; set CERTSVC_MCP_TOKEN to choose your own): ${token}\n`);
   options.log.info(`listening on ${url} (streamable HTTP; every request needs the bearer token)`);

@@ -3,7 +3,7 @@
 // one (n8n's Email Status filter; a test keeps them equal). The real service may differ; the
 // connectors read what it answers and fail loudly on what they cannot (`certsvc doctor`).
 
-/** Error codes of spec section 7, and the one only an injected fault sends. */
+/** Error codes of spec section 7, and two of ours (an injected '500' fault; a foreign request). */
 export type ErrorCode =
   | 'MISSING_API_KEY'
   | 'INVALID_API_KEY'
@@ -16,7 +16,9 @@ export type ErrorCode =
   | 'QUOTA_EXCEEDED'
   | 'PLAN_LIMIT_EXCEEDED'
   // Not in the spec: only sent by an injected '500' fault.
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  // Not in the spec: a request under another Host name or from another site's page (server.ts).
+  | 'FORBIDDEN';
 
 export const ERROR_STATUS: Record<ErrorCode, number> = {
   MISSING_API_KEY: 401,
@@ -30,6 +32,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   QUOTA_EXCEEDED: 402,
   PLAN_LIMIT_EXCEEDED: 403,
   INTERNAL_ERROR: 500,
+  FORBIDDEN: 403,
 };
 
 /**

@@ -10,6 +10,8 @@ import { LIST_SHAPES } from './types';
 export const USAGE = `Usage: certsvc-sandbox [options]
   --port N                 port to listen on (default 4010; 0 picks a free one)
   --host H                 address to listen on (default 127.0.0.1)
+  --allow-host NAME        also answer requests for NAME (e.g. host.docker.internal); repeatable.
+                           Any other Host header is refused, against DNS rebinding
   --no-rate-limit          no 120 requests/min limit
   --rate-limit N[/ms]      another limit, e.g. 1000/60000
   --quota N                the demo workspace's certificate quota
@@ -37,6 +39,7 @@ export function readFlags(argv: string[]): CliOptions | 'help' {
     options: {
       port: { type: 'string' },
       host: { type: 'string' },
+      'allow-host': { type: 'string', multiple: true },
       'no-rate-limit': { type: 'boolean' },
       'rate-limit': { type: 'string' },
       quota: { type: 'string' },
@@ -62,6 +65,7 @@ export function readFlags(argv: string[]): CliOptions | 'help' {
   };
   const sandbox: SandboxOptions = { port: number('port', values.port) ?? 4010 };
   if (values.host) sandbox.host = values.host;
+  if (values['allow-host']) sandbox.allowedHosts = values['allow-host'];
   if (values['no-rate-limit']) sandbox.rateLimit = false;
   if (values['rate-limit']) {
     const [limit, windowMs] = values['rate-limit'].split('/');

@@ -26,6 +26,8 @@ export interface SandboxContext {
   options: ResolvedOptions;
   /** Set once the server listens; recipients' certUrl is built from it. */
   origin: string;
+  /** The Host header values the server answers (set once it listens): serverHostNames. */
+  hostNames: string[];
   ids: Ids;
   store: Store;
   timers: Timers;
@@ -75,6 +77,7 @@ export function createContext(options: ResolvedOptions): SandboxContext {
   const sb: SandboxContext = {
     options,
     origin: '',
+    hostNames: [],
     ids,
     store,
     timers,

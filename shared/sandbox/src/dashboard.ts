@@ -1,8 +1,11 @@
-// What the overview page at `/` shows (routes/dashboard.ts renders it as HTML): one
-// workspace's batches with their certificates, its webhook subscriptions and its recent
-// deliveries with every attempt. Read from the store and the logs, never through the API, so
-// it needs no key and counts no request. Paged by rows, so a batch of 10,000 stays a small page.
+// What the overview page at `/` shows (routes/dashboard.ts renders it as HTML). For one
+// workspace: its batches, newest first, each with its counts; its webhook subscriptions; its
+// recent deliveries with every attempt. With `?batch=<id>`: that batch and its certificates.
+// Read from the store and the logs, never through the API, so it needs no key and counts no
+// request. Paged by rows (batches, certificates, deliveries), so a batch of 10,000 certificates
+// or a workspace of 1,000 batches stays a small page.
 import type { Recipient } from '@certificate-service/sdk';
+import { EMAIL_STATUSES, type EmailStatus } from './choices';
 import type { SandboxContext } from './context';
 import { validationError } from './errors';
 import { DEMO_WORKSPACE } from './seed';
@@ -10,14 +13,17 @@ import { type BatchRecord, type DesignRecord, designOf, type WorkspaceRecord } f
 import type { DeliveryAttempt } from './types';
 import { subscriptionView } from './views';
 
-/** Certificate rows (or delivery rows) per page: a few hundred still render at once. */
+/** Rows (batches, certificates or deliveries) per page: a few hundred still render at once. */
 export const PAGE_ROWS = 200;
 
 export interface DashboardQuery {
-  /** The workspace shown; default the demo one, else the first. */
+  /** The workspace shown; default the demo one, else the first (or the batch's, with `batchId`). */
   workspaceId: string | null;
-  /** 1-based pages of the batches and of the deliveries, each paged on its own. */
+  /** One batch and its certificates, instead of the workspace's overview. */
+  batchId: string | null;
+  /** 1-based: the page of the batch list (or, with `batchId`, of the batch's certificates). */
   page: number;
+  /** 1-based page of the deliveries, paged on its own. */
   deliveriesPage: number;
 }
 
@@ -27,16 +33,16 @@ export interface Paged<T> {
   pages: number;
   /** Rows in all pages. */
   rows: number;
+  /** Position of the first item shown among the `rows` (0-based). */
+  from: number;
 }
 
-/** A batch and the slice of its certificates (newest first) that falls on this page. */
-export interface BatchSlice {
+/** A batch with its counts: certificates, and certificates by email state. */
+export interface BatchSummary {
   batch: BatchRecord;
   design: DesignRecord | undefined;
-  certificates: Recipient[];
-  /** Position of the first certificate shown among the batch's `total`, newest first (0-based). */
-  from: number;
-  total: number;
+  certificates: number;
+  emails: Record<EmailStatus, number>;
 }
 
 /** One delivery (one copy of it, when duplicates are simulated) with every attempt so far. */
@@ -54,19 +60,34 @@ export interface DeliveryRow {
   outcome: DeliveryAttempt['outcome'];
 }
 
-export interface Dashboard {
+interface Workspaces {
   workspaces: Array<{ id: string; username: string }>;
   /** Null when `?ws=` names no workspace (or there is none: started with --no-seed). */
   workspace: WorkspaceRecord | null;
-  batches: Paged<BatchSlice>;
+}
+
+/** The workspace's overview. */
+export interface Overview extends Workspaces {
+  kind: 'overview';
+  batches: Paged<BatchSummary>;
   certificates: number;
   /** The public view: a signing secret is never part of it. */
   subscriptions: ReturnType<typeof subscriptionView>[];
   deliveries: Paged<DeliveryRow>;
 }
 
+/** One batch (null: `?batch=` names none, in this workspace) and a page of its certificates, newest first. */
+export interface BatchPage extends Workspaces {
+  kind: 'batch';
+  batchId: string;
+  summary: BatchSummary | null;
+  certificates: Paged<Recipient>;
+}
+
+export type Dashboard = Overview | BatchPage;
+
 export function parseDashboardQuery(query: URLSearchParams): DashboardQuery {
-  return { workspaceId: query.get('ws'), page: pageNumber(query, 'page'), deliveriesPage: pageNumber(query, 'deliveriesPage') };
+  return { workspaceId: query.get('ws'), batchId: query.get('batch'), page: pageNumber(query, 'page'), deliveriesPage: pageNumber(query, 'deliveriesPage') };
 }
 
 function pageNumber(query: URLSearchParams, name: string): number {
@@ -78,51 +99,49 @@ function pageNumber(query: URLSearchParams, name: string): number {
 
 export function readDashboard(sb: SandboxContext, q: DashboardQuery): Dashboard {
   const all = [...sb.store.workspaces.values()];
+  const workspaces = all.map((w) => ({ id: w.id, username: w.username }));
+  if (q.batchId !== null) {
+    const batch = sb.store.batches.get(q.batchId);
+    const workspace = batch ? (sb.store.workspaces.get(batch.workspaceId) ?? null) : null;
+    const found = batch && workspace && (q.workspaceId === null || q.workspaceId === workspace.id) ? batch : undefined;
+    // Newest first: the issue-ordered array read from its end.
+    const recipients = found ? found.recipients.map((r) => r.recipient).reverse() : [];
+    return {
+      kind: 'batch',
+      workspaces,
+      workspace: found ? workspace : null,
+      batchId: q.batchId,
+      summary: found && workspace ? summarise(workspace, found) : null,
+      certificates: paged(recipients, q.page),
+    };
+  }
   const workspace =
     q.workspaceId !== null ? (sb.store.workspaces.get(q.workspaceId) ?? null) : (sb.store.workspaces.get(DEMO_WORKSPACE.workspaceId) ?? all[0] ?? null);
   const batches = workspace ? [...workspace.batches].reverse() : [];
+  const page = paged(batches, q.page);
   return {
-    workspaces: all.map((w) => ({ id: w.id, username: w.username })),
+    kind: 'overview',
+    workspaces,
     workspace,
-    batches: pageBatches(workspace, batches, q.page),
+    batches: { ...page, items: page.items.map((b) => summarise(workspace!, b)) },
     certificates: batches.reduce((n, b) => n + b.recipients.length, 0),
     subscriptions: workspace ? workspace.subscriptions.map(subscriptionView) : [],
-    deliveries: workspace ? pageRows(deliveryRows(sb, workspace.id), q.deliveriesPage) : pageRows([], 1),
+    deliveries: paged(workspace ? deliveryRows(sb, workspace.id) : [], q.deliveriesPage),
   };
 }
 
-/**
- * Batches newest first, each one row per certificate (an empty batch is one row), cut into
- * pages of PAGE_ROWS rows; a batch that spans two pages shows on both with its own slice.
- */
-function pageBatches(ws: WorkspaceRecord | null, batches: BatchRecord[], page: number): Paged<BatchSlice> {
-  const rows = batches.reduce((n, b) => n + Math.max(1, b.recipients.length), 0);
-  const pages = Math.max(1, Math.ceil(rows / PAGE_ROWS));
-  const current = Math.min(page, pages); // past the end: the last page
-  const start = (current - 1) * PAGE_ROWS;
-  const end = start + PAGE_ROWS;
-  const items: BatchSlice[] = [];
-  let offset = 0;
-  for (const batch of batches) {
-    const total = batch.recipients.length;
-    const size = Math.max(1, total);
-    if (offset + size > start && offset < end) {
-      const from = Math.max(0, start - offset);
-      const to = Math.min(total, end - offset);
-      // Newest first: position i counts from the end of the issue-ordered array.
-      const certificates = batch.recipients.slice(total - to, total - from).reverse().map((r) => r.recipient);
-      items.push({ batch, design: ws ? designOf(ws, batch) : undefined, certificates, from, total });
-    }
-    offset += size;
-    if (offset >= end) break;
-  }
-  return { items, page: current, pages, rows };
+function summarise(ws: WorkspaceRecord, batch: BatchRecord): BatchSummary {
+  const emails = Object.fromEntries(EMAIL_STATUSES.map((status) => [status, 0])) as Record<EmailStatus, number>;
+  for (const r of batch.recipients) emails[r.recipient.emailStatus as EmailStatus]++;
+  return { batch, design: designOf(ws, batch), certificates: batch.recipients.length, emails };
 }
 
-function pageRows<T>(all: T[], page: number): Paged<T> {
+/** PAGE_ROWS of `all` from page `page`; past the end, the last page. */
+function paged<T>(all: T[], page: number): Paged<T> {
   const pages = Math.max(1, Math.ceil(all.length / PAGE_ROWS));
   const current = Math.min(page, pages);
-  return { items: all.slice((current - 1) * PAGE_ROWS, current * PAGE_ROWS), page: current, pages, rows: all.length };
+  const from = (current - 1) * PAGE_ROWS;
+  return { items: all.slice(from, from + PAGE_ROWS), page: current, pages, rows: all.length, from };
 }
 
 /**

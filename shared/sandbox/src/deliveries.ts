@@ -3,7 +3,7 @@
 // 1 m, 5 m, 30 m, 2 h, 12 h, 24 h (times timeScale), 7 attempts in all; 410 unsubscribes.
 import http from 'node:http';
 import https from 'node:https';
-import { signPayload, type EventType } from '@certificate-service/sdk';
+import { redact, SecretSet, signPayload, type EventType } from '@certificate-service/sdk';
 import { pushBounded } from './bounded-log';
 import type { Counters } from './counters';
 import type { Ids } from './ids';
@@ -32,6 +32,12 @@ type PostResult = { status: number; answer: string } | { error: string };
 
 /** How much of a receiver's answer body the log keeps. */
 const ANSWER_CHARS = 200;
+/**
+ * How much of it is read before the secrets are taken out and the rest is cut: a secret that
+ * the 200th character falls inside (or that shorter redactions before it pull into the first
+ * 200) is still whole when it is redacted, so no part of it is kept.
+ */
+const ANSWER_READ_CHARS = 16 * 1024;
 
 export interface DeliveryConfig {
   timeScale: number;
@@ -138,6 +144,9 @@ export class Deliveries {
     const result = await this.post(job.url, headers, job.body);
     if (this.closed || job.generation !== this.generation) return;
 
+    // What a receiver answers is its own: it may echo a signing secret or an API key (its
+    // config, the request it got). The log and the page keep it without any the sandbox knows.
+    if ('answer' in result && result.answer) result.answer = redact(result.answer, this.knownSecrets()).slice(0, ANSWER_CHARS);
     const status = 'status' in result ? result.status : undefined;
     let outcome: DeliveryAttempt['outcome'];
     if (status !== undefined && status >= 200 && status < 300) outcome = 'succeeded';
@@ -168,6 +177,17 @@ export class Deliveries {
       this.finish(outcome === 'succeeded');
     }
     for (const wake of this.waiters) wake();
+  }
+
+  /** Every subscription's signing secrets (current and previous) and every API key, all workspaces. */
+  private knownSecrets(): string[] {
+    const secrets = new SecretSet();
+    for (const sub of this.store.subscriptions.values()) {
+      secrets.add(sub.secret);
+      secrets.add(sub.previousSecret ?? undefined);
+    }
+    for (const key of this.store.apiKeys.keys()) secrets.add(key);
+    return secrets.list();
   }
 
   private finish(succeeded: boolean): void {
@@ -211,7 +231,7 @@ export class Deliveries {
         let answer = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
-          if (answer.length < ANSWER_CHARS) answer = (answer + chunk).slice(0, ANSWER_CHARS);
+          if (answer.length < ANSWER_READ_CHARS) answer = (answer + chunk).slice(0, ANSWER_READ_CHARS);
         });
         res.on('end', () => done({ status, answer }));
         res.on('error', () => done({ status, answer }));

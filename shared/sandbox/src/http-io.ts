@@ -6,6 +6,9 @@ export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 export type Headers = Record<string, string>;
 
+/** On every answer: a browser takes the declared type as it is, never sniffs JSON or text into HTML or a script. */
+const NOSNIFF = { 'X-Content-Type-Options': 'nosniff' };
+
 export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -49,6 +52,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   const text = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
+    ...NOSNIFF,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
   });
@@ -56,13 +60,14 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 export function sendEmpty(res: ServerResponse, status: number, headers: Headers = {}): void {
-  res.writeHead(status, headers);
+  res.writeHead(status, { ...headers, ...NOSNIFF });
   res.end();
 }
 
 export function sendHtml(res: ServerResponse, status: number, html: string, headers: Headers = {}): void {
   res.writeHead(status, {
     ...headers,
+    ...NOSNIFF,
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Length': Buffer.byteLength(html),
   });

@@ -1,7 +1,7 @@
 // Local, in-memory Certificate Service for tests, demos and benchmarks.
 // `const sb = await createSandbox(); ... await sb.close();` — see README.md.
 import type { AddressInfo } from 'node:net';
-import type { Workspace } from '@certificate-service/sdk';
+import { isWildcardHost, serverHostNames, type Workspace } from '@certificate-service/sdk';
 import { createContext } from './context';
 import { CURSOR_KINDS, FAILED_SEND_TIMES, TIMESTAMP_PRECISIONS } from './choices';
 import { checkCursorExpiry, createControls, type SandboxControls } from './controls';
@@ -57,6 +57,9 @@ function resolveOptions(options: SandboxOptions): ResolvedOptions {
   if (!(o.deliveryConcurrency === Infinity || (Number.isInteger(o.deliveryConcurrency) && o.deliveryConcurrency >= 1))) {
     throw validationError('deliveryConcurrency', 'deliveryConcurrency must be a whole number >= 1 (or Infinity: no cap).');
   }
+  if (!Array.isArray(o.allowedHosts) || !o.allowedHosts.every((h) => typeof h === 'string' && /^([a-z0-9.-]+|\[?[0-9a-f:.]+\]?)$/i.test(h))) {
+    throw validationError('allowedHosts', 'allowedHosts must be a list of host names (e.g. ["host.docker.internal"]), without a port or a scheme.');
+  }
   if (!Number.isInteger(o.quota) || o.quota < 0) throw validationError('quota', 'quota must be an integer >= 0.');
   if (o.rateLimit && !(o.rateLimit.limit >= 1 && o.rateLimit.windowMs >= 1)) {
     throw validationError('rateLimit', 'rateLimit needs limit >= 1 and windowMs >= 1 (or false to disable).');
@@ -86,6 +89,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   });
   const { port } = server.address() as AddressInfo;
   sb.origin = `http://${urlHost(resolved.host)}:${port}`;
+  sb.hostNames = serverHostNames(resolved.host, port, resolved.allowedHosts);
   baseUrl = sb.origin + API_PREFIX;
 
   let closing: Promise<void> | null = null;
@@ -102,8 +106,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
 /** Wildcard binds are reached through loopback; IPv6 literals need brackets in a URL. */
 function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
-  if (host === '::') return '[::1]';
+  if (isWildcardHost(host)) return host.includes(':') ? '[::1]' : '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
 }
 export { EMAIL_STATUSES, ERROR_STATUS, SUCCESS_STATUS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_BULK_ITEMS, MAX_SUBSCRIPTIONS, type EmailStatus } from './choices';

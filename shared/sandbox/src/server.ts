@@ -1,7 +1,11 @@
-// HTTP front door. /api/v1 requests go through: count -> injected fault -> auth ->
-// rate limit -> route -> JSON body -> handler. /__sandbox (controls), /v/ (public viewer)
-// and / in a browser (the overview page) skip auth, the rate limit and the counters.
+// HTTP front door. Every request first passes the SDK's local-server check (foreignRequest):
+// a Host the sandbox does not listen under (DNS rebinding) or a request from another site's
+// page is refused with a 403, whatever the route (docs/design/sandbox.md, "Who can drive it").
+// /api/v1 requests then go through: count -> injected fault -> auth -> rate limit -> route ->
+// JSON body -> handler. /__sandbox (controls), /v/ (public viewer) and / in a browser (the
+// overview page) skip auth, the rate limit and the counters.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { foreignRequest, type ForeignRequest } from '@certificate-service/sdk';
 import type { SandboxContext } from './context';
 import type { SandboxControls } from './controls';
 import { ApiError } from './errors';
@@ -97,6 +101,8 @@ export function createServer(sb: SandboxContext, controls: SandboxControls, info
     const path = q < 0 ? raw : raw.slice(0, q);
     const query = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
     const method = (req.method ?? 'GET').toUpperCase();
+    const foreign = foreignRequest(method, req.headers, sb.hostNames);
+    if (foreign) return writeReply(res, errorReply(refusal(foreign)), {});
     if (path === CONTROL_PREFIX || path.startsWith(CONTROL_PREFIX + '/')) return handleControl(req, res, method, path, query);
     // The overview page, for a browser only: a JSON client of `/` keeps its 404 below.
     if (path === '/' && method === 'GET' && wantsHtml(req)) return handleDashboard(sb, res, query, sb.origin + API_PREFIX);
@@ -136,6 +142,12 @@ function authenticate(sb: SandboxContext, bearer: string | null, req: IncomingMe
     });
   }
   return ws;
+}
+
+/** The core's reason, and for a Host what to do when the name is one's own. */
+function refusal(foreign: ForeignRequest): ApiError {
+  const hint = foreign.header === 'Host' ? ' If that name is how you reach this sandbox, start it with --allow-host <name> (the allowedHosts option).' : '';
+  return new ApiError('FORBIDDEN', foreign.message + hint, { header: foreign.header, value: foreign.value });
 }
 
 function rateLimited(state: RateLimitState): ApiError {

@@ -37,6 +37,11 @@ export interface RateLimitConfig {
 export interface SandboxOptions {
   port?: number;
   host?: string;
+  /**
+   * Host names the sandbox also answers to, besides the loopback names and `host` (e.g. the
+   * name a container reaches it by). Any other `Host` header is refused (DNS rebinding).
+   */
+  allowedHosts?: string[];
   /** Fixed window per API key; `false` disables limiting (and the RateLimit-* headers). */
   rateLimit?: RateLimitConfig | false;
   /** Plan quota of each new workspace (issued certificates). */
@@ -81,6 +86,7 @@ export type ResolvedOptions = Required<SandboxOptions>;
 export const DEFAULT_OPTIONS: ResolvedOptions = {
   port: 0,
   host: '127.0.0.1',
+  allowedHosts: [],
   rateLimit: { limit: 120, windowMs: 60_000 },
   quota: 10_000,
   timeScale: 1,

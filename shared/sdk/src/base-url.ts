@@ -1,12 +1,8 @@
 import { validationError } from './errors';
+import { isLoopbackHost } from './local-server';
 
 const API_PREFIX = '/api/v1';
 const API = '/api';
-
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
 
 /**
  * Parses a URL the connectors send to or subscribe: HTTPS is required except on

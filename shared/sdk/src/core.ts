@@ -83,6 +83,10 @@ export { assertNever } from './assert-never';
 // For a host's own output (a log line, a tool result): the redaction the client's exit applies.
 export { redact, SecretSet } from './redact';
 
+// A local server's guard (the MCP server's --http, the sandbox): the one loopback rule, and
+// the Host / Origin / Sec-Fetch-Site check against DNS rebinding and other sites' pages.
+export { isLoopbackHost, isWildcardHost, serverHostNames, foreignRequest, type ForeignRequest, type RequestHeaders } from './local-server';
+
 // Webhooks: sign, verify, de-duplicate, flatten.
 export { getHeader, type HeaderBag } from './headers';
 export { signPayload } from './webhooks/sign';

@@ -3,8 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Recipient } from '@certificate-service/sdk';
 import type { SandboxContext } from '../context';
-import { html, htmlDocument } from '../html';
-import { sendHtml } from '../http-io';
+import { type HtmlDocument, html, htmlDocument, sendPage } from '../html';
 import { designOf } from '../store';
 import { recordView } from '../viewing';
 
@@ -16,7 +15,7 @@ function variableRows(sb: SandboxContext, r: Recipient): Array<[string, string]>
   return Object.entries(r.data).map(([name, value]) => [labels.get(name) ?? name, value]);
 }
 
-function page(r: Recipient, variables: Array<[string, string]>): string {
+function page(r: Recipient, variables: Array<[string, string]>): HtmlDocument {
   const rows: Array<[string, string]> = [...variables, ['Certificate ID', r.certificateId], ['Issue date', r.issueDate], ['Expiry date', r.expiryDate ?? 'none']];
   const body = html`<main><h1>Certificate of completion</h1><p>Awarded to <strong>${r.name}</strong></p>
 <table>${rows.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table></main>`;
@@ -38,9 +37,6 @@ export function handleViewer(sb: SandboxContext, req: IncomingMessage, res: Serv
     referer: req.headers.referer ?? '',
     ip,
   });
-  if (!recipient) {
-    sendHtml(res, 404, '<!doctype html><html><body><h1>Certificate not found</h1></body></html>');
-    return;
-  }
-  sendHtml(res, 200, page(recipient, variableRows(sb, recipient)));
+  if (!recipient) return sendPage(res, 404, htmlDocument('Certificate not found', STYLE, html`<main><h1>Certificate not found</h1></main>`));
+  sendPage(res, 200, page(recipient, variableRows(sb, recipient)));
 }
