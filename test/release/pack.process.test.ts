@@ -190,7 +190,9 @@ declare module 'hono' {
 `,
     );
     const files = blocks.map((b, i) => {
-      const module = /^\s*(import|export) /m.test(b.code);
+      // A block whose first line names its file (`// recover.mts`) is checked as that kind of module.
+      const named = /^\/\/ [\w.-]+\.([mc]?[jt]s)\b/.exec(b.code)?.[1];
+      const module = named ? named.startsWith('m') || (named === b.lang && /^\s*(import|export) /m.test(b.code)) : /^\s*(import|export) /m.test(b.code);
       const name = `example-${i}.${b.lang === 'ts' ? (module ? 'mts' : 'cts') : module ? 'mjs' : 'cjs'}`;
       fs.writeFileSync(path.join(folder, name), b.code);
       return name;
