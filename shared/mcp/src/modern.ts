@@ -12,7 +12,7 @@ import { schema, toolListing } from './listing';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
 import type { ToolDefinition } from './tool';
-import { CAPABILITIES, CONFIRM_SCHEMA, INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, selectTools, toolRunner, type ServerOptions } from './server';
+import { capabilities, CONFIRM_SCHEMA, INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, selectTools, toolRunner, type ServerOptions } from './server';
 
 /**
  * A zod (3.25 `zod/v4`) object in the face the 2.x SDK takes (Standard Schema with JSON
@@ -44,7 +44,7 @@ export function createModernServer(options: ServerOptions, runner = toolRunner(o
     prepared.set(options, { tools: selected, listing: toolListing(selected) });
   }
   const { tools, listing } = prepared.get(options)!;
-  const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: capabilities(), instructions: INSTRUCTIONS });
   tools.forEach((tool, i) => {
     server.registerTool(
       tool.name,

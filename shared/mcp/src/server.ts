@@ -143,8 +143,8 @@ export function toolRunner(options: ServerOptions) {
   };
 }
 
-/** What both eras declare besides tools, resources and prompts (which the SDKs add as they are registered). */
-export const CAPABILITIES = { logging: {}, completions: {} };
+/** What both eras declare besides tools, resources and prompts (which the SDKs add as they are registered); a fresh object for each server, which its SDK may extend. */
+export const capabilities = () => ({ logging: {}, completions: {} });
 
 /**
  * SDK 1.x answers a call to a tool it does not have with an isError result; the spec (tools,
@@ -166,7 +166,7 @@ function refuseUnknownTools(server: McpServer, names: ReadonlySet<string>): void
 export function createServer(options: ServerOptions): CertificateMcpServer {
   const tools = selectTools(options);
   const runner = toolRunner(options);
-  const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: capabilities(), instructions: INSTRUCTIONS });
 
   for (const tool of tools) {
     server.registerTool(
