@@ -13,6 +13,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { sandboxClient } from './harness';
 import { startStub, type Stub } from './stub';
 
+// Like the other MCP suites: under load (2 cores, other suites) a first 2026 round can pass jest's 5 s default.
+jest.setTimeout(60_000);
 const TOKEN = 'eras-token-0123456789abcdefghij';
 const silent = { info: () => undefined, warn: () => undefined };
 let stub: Stub;
@@ -159,6 +161,34 @@ test('a 2025-11-25 client on the same endpoint gets an Mcp-Session-Id and the sa
     expect(result.structuredContent).toMatchObject({ done: false, reason: 'confirmationRequired' });
   } finally {
     await client.close();
+  }
+});
+
+test('an unknown tool is the protocol error -32602 in both eras, naming it; a tool --read-only leaves out is unknown too', async () => {
+  const readOnly = await serveHttp({ port: 0, token: TOKEN, server: { client: createClient({ baseUrl: stub.baseUrl, apiKey: 'key_eras' }), readOnly: true, secrets: [TOKEN] }, log: silent, announce: () => undefined });
+  const { client: modern } = await modernClient(undefined);
+  const legacy = new Client({ name: 'era-2025', version: '1' }, { capabilities: {} });
+  await legacy.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: auth } }));
+  const v2 = await import('@modelcontextprotocol/client');
+  const modernReadOnly = new v2.Client({ name: 'era-2026-ro', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await modernReadOnly.connect(new v2.StreamableHTTPClientTransport(new URL(readOnly.url), { requestInit: { headers: auth } }));
+  const legacyReadOnly = new Client({ name: 'era-2025-ro', version: '1' }, { capabilities: {} });
+  await legacyReadOnly.connect(new StreamableHTTPClientTransport(new URL(readOnly.url), { requestInit: { headers: auth } }));
+  const refusal = (call: Promise<unknown>) => call.then((result) => ({ result }), (error: { code?: number; message?: string }) => ({ code: error.code, message: error.message }));
+  try {
+    const before = stub.requests.length;
+    for (const [client, name] of [[modern, 'drop_everything'], [legacy, 'drop_everything'], [modernReadOnly, 'delete_certificate'], [legacyReadOnly, 'delete_certificate']] as const) {
+      const answer = await refusal(client.callTool({ name, arguments: { certificateId: 'CERT-1' } }));
+      expect(answer).toEqual({ code: -32602, message: expect.stringContaining(`Tool ${name} not found`) });
+    }
+    expect(stub.requests.length).toBe(before);
+    // A known tool still runs through the SDK's own handler: its input is checked (an isError result, as the spec wants for a model to correct).
+    const invalid = (await legacy.callTool({ name: 'get_batch', arguments: {} })) as { isError?: boolean; content: Array<{ text?: string }> };
+    expect(invalid.isError).toBe(true);
+    expect(invalid.content[0].text).toMatch(/batchId/);
+  } finally {
+    await Promise.all([modern.close(), legacy.close(), modernReadOnly.close(), legacyReadOnly.close()]);
+    await readOnly.close();
   }
 });
 

@@ -320,7 +320,7 @@ describe('@certificate-service/mcp', () => {
   test('the tarball is its dist and server.json; its dependencies are the SDK, the MCP SDK (1.x for 2025-era clients, the 2.x server for 2026-07-28) and zod, pinned', () => {
     const m = manifest('mcp');
     expect(packed.mcp.files.map((f) => f.path).filter((f) => !f.startsWith('dist/')).sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', 'server.json']);
-    expect(m.dependencies).toEqual({ '@certificate-service/sdk': `^${pkg.version}`, '@modelcontextprotocol/sdk': '1.32.2', '@modelcontextprotocol/server': '2.3.1', zod: '3.25.76' });
+    expect(m.dependencies).toEqual({ '@certificate-service/sdk': `^${pkg.version}`, '@modelcontextprotocol/sdk': '1.32.2', '@modelcontextprotocol/server': '2.4.0', zod: '3.25.76' });
     const server = JSON.parse(fs.readFileSync(path.join(PACKAGES.mcp, 'server.json'), 'utf8'));
     expect(server).toMatchObject({ name: m.mcpName, version: m.version, packages: [{ identifier: m.name, version: m.version, transport: { type: 'stdio' } }] });
   });

@@ -7,5 +7,6 @@ export { ConfirmationTokens, confirmer, argumentsHash, serviceIdentity, confirma
 export { stateDir } from '@certificate-service/sdk'; // where the confirmation key and used tokens live
 export { TOOLS } from './tools';
 export { EVENTS, ERRORS } from './resources';
-export { issueFromCsvText } from './prompts';
+export { issueFromCsvText, ISSUE_FROM_CSV } from './prompts';
+export { completer, completionOf, COMPLETION_CACHE_MS, MAX_COMPLETION_VALUES, type Completion, type CompletionAnswer, type CompletionRequest } from './completions';
 export type { ToolDefinition, ToolContext, ToolAnswer, Annotations } from './tool';

@@ -4,14 +4,15 @@
 // input-required result (the client asks the user and calls again) instead of a server-sent
 // elicitation/create. The tool definitions, the runner (server.ts toolRunner), the tokens and
 // the compact tools/list (listing.ts) are the 2025 server's own: only the SDK glue differs.
-import { acceptedContent, CLIENT_CAPABILITIES_META_KEY, inputRequired, McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { acceptedContent, CLIENT_CAPABILITIES_META_KEY, inputRequired, McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod/v4';
+import { completer } from './completions';
 import { AskFirst, type ConfirmDependencies } from './confirm';
 import { schema, toolListing } from './listing';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
 import type { ToolDefinition } from './tool';
-import { CONFIRM_SCHEMA, INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, selectTools, toolRunner, type ServerOptions } from './server';
+import { capabilities, CONFIRM_SCHEMA, INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, selectTools, toolRunner, type ServerOptions } from './server';
 
 /**
  * A zod (3.25 `zod/v4`) object in the face the 2.x SDK takes (Standard Schema with JSON
@@ -43,7 +44,7 @@ export function createModernServer(options: ServerOptions, runner = toolRunner(o
     prepared.set(options, { tools: selected, listing: toolListing(selected) });
   }
   const { tools, listing } = prepared.get(options)!;
-  const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: { logging: {} }, instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: capabilities(), instructions: INSTRUCTIONS });
   tools.forEach((tool, i) => {
     server.registerTool(
       tool.name,
@@ -66,5 +67,11 @@ export function createModernServer(options: ServerOptions, runner = toolRunner(o
   });
   registerResources(server as never);
   registerPrompts(server as never, (shape) => standard(z.object(shape), schema(z.object(shape), 'input')));
+  const complete = completer(options);
+  server.server.setRequestHandler('completion/complete', async (request) => {
+    const answer = await complete(request.params);
+    if ('unknown' in answer) throw new ProtocolError(ProtocolErrorCode.InvalidParams, answer.unknown);
+    return answer;
+  });
   return server;
 }

@@ -17,10 +17,12 @@ export function issueFromCsvText(csv: string, batch?: string): string {
   ].join('\n');
 }
 
+export const ISSUE_FROM_CSV = 'issue_from_csv';
+
 /** `args` turns the argument shape into what the SDK takes (the 2.x server: modern.ts). */
 export function registerPrompts(server: McpServer, args: (shape: z.ZodRawShape) => any = (shape) => shape): void {
   server.registerPrompt(
-    'issue_from_csv',
+    ISSUE_FROM_CSV,
     {
       title: 'Issue certificates from a CSV',
       description: 'Walks through batch, design variables, a dry run and the issue, for a pasted CSV with name and email columns.',

@@ -31,17 +31,20 @@ export const ERRORS: Record<ErrorCode, { status: string; meaning: string; from: 
   UNEXPECTED_RESPONSE: { status: '2xx', meaning: 'An answer the server cannot read (an unknown shape, an HTML page): nothing was assumed from it; run doctor.', from: 'client' },
 };
 
+/** The resources' URIs: fixed, no templates. */
+export const RESOURCE_URIS = { eventTypes: 'certsvc://spec/event-types', errorCodes: 'certsvc://spec/error-codes' } as const;
+
 export function registerResources(server: McpServer): void {
   const json = (uri: URL, value: unknown) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value, null, 1) }] });
   server.registerResource(
     'event-types',
-    'certsvc://spec/event-types',
+    RESOURCE_URIS.eventTypes,
     { title: 'Webhook event types', description: 'The four webhook event types of the Certificate Service, when each fires and its extra payload.', mimeType: 'application/json' },
     async (uri) => json(uri, EVENT_TYPES.map((type) => ({ type, ...EVENTS[type] }))),
   );
   server.registerResource(
     'error-codes',
-    'certsvc://spec/error-codes',
+    RESOURCE_URIS.errorCodes,
     { title: 'Error codes', description: 'Every error code a tool can answer with: the service\'s (spec section 7) and this client\'s own, with what each means.', mimeType: 'application/json' },
     async (uri) => json(uri, Object.entries(ERRORS).map(([code, e]) => ({ code, ...e }))),
   );

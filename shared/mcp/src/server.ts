@@ -4,8 +4,9 @@
 import type { CertificateServiceClient, HeaderBag } from '@certificate-service/sdk';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ElicitResultSchema, ListToolsRequestSchema, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, CompleteRequestSchema, ElicitResultSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { failure, success } from './answers';
+import { completer } from './completions';
 import { AskFirst, ConfirmationTokens, confirmer, serviceIdentity, type ConfirmDependencies } from './confirm';
 import { toolListing } from './listing';
 import { silentLogger, type Logger } from './log';
@@ -142,10 +143,30 @@ export function toolRunner(options: ServerOptions) {
   };
 }
 
+/** What both eras declare besides tools, resources and prompts (which the SDKs add as they are registered); a fresh object for each server, which its SDK may extend. */
+export const capabilities = () => ({ logging: {}, completions: {} });
+
+/**
+ * SDK 1.x answers a call to a tool it does not have with an isError result; the spec (tools,
+ * "Error Handling": an unknown tool is a protocol error) and SDK 2.x (modern.ts) answer -32602.
+ * A known tool goes on to the SDK's own handler (input and output validation, the call). That
+ * handler is read from the SDK's map, which its types keep private: the SDK is pinned, and
+ * test/mcp/eras.test.ts calls an unknown tool in both eras.
+ */
+function refuseUnknownTools(server: McpServer, names: ReadonlySet<string>): void {
+  type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
+  const sdkCall = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers?.get('tools/call');
+  if (!sdkCall) throw new Error('@modelcontextprotocol/sdk has no tools/call handler to guard: the SDK changed');
+  server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    if (!names.has(request.params.name)) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    return sdkCall(request, extra) as Promise<CallToolResult>;
+  });
+}
+
 export function createServer(options: ServerOptions): CertificateMcpServer {
   const tools = selectTools(options);
   const runner = toolRunner(options);
-  const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: { logging: {} }, instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: capabilities(), instructions: INSTRUCTIONS });
 
   for (const tool of tools) {
     server.registerTool(
@@ -168,8 +189,15 @@ export function createServer(options: ServerOptions): CertificateMcpServer {
   // The SDK's handler for tools/list is replaced by the same list, compacted (listing.ts).
   const listing = toolListing(tools);
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+  refuseUnknownTools(server, new Set(tools.map((t) => t.name)));
   registerResources(server);
   registerPrompts(server);
+  const complete = completer(options);
+  server.server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    const answer = await complete(request.params);
+    if ('unknown' in answer) throw new McpError(ErrorCode.InvalidParams, answer.unknown);
+    return answer;
+  });
 
   return {
     server,
