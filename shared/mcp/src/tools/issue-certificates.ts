@@ -31,7 +31,7 @@ export default defineTool({
   title: 'Issue certificates',
   description:
     'Issues a certificate to each recipient into one batch, 100 per bulk call. Skips emails already in the batch or repeated, so the same call again after a failure or timeout issues only what is missing, never twice. ' +
-    'Checks data against the required variables (get_batch) first. 1 quota unit each. send: true emails them too. Asks first with send or above the threshold.',
+    'Checks data against the design\'s variables (get_batch) first: a key it does not list is refused. 1 quota unit each. send: true emails them too. Asks first with send or above the threshold.',
   input: {
     batchId: z.string().min(1),
     recipients: z
@@ -47,6 +47,7 @@ export default defineTool({
     data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Shared by all; a recipient\'s own wins.'),
     send: z.boolean().default(false),
     skipExisting: z.boolean().default(true).describe('false issues existing emails again.'),
+    allowUnknownVariables: z.boolean().default(false).describe('true sends keys the design does not list; only if the user asks.'),
     dryRun: z.boolean().default(false).describe('Only say what would happen.'),
     confirmationToken,
   },
@@ -63,11 +64,11 @@ export default defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run(args, { client, confirm, confirmAbove, signal, progress, log }) {
-    const { batchId, recipients, data, send, skipExisting, dryRun } = args;
+    const { batchId, recipients, data, send, skipExisting, dryRun, allowUnknownVariables } = args;
     const items: IssueItem[] = recipients.map((r) => ({ batchId, name: r.name, email: r.email, ...(r.data ? { data: r.data } : {}), ...(send ? { send: true } : {}) }));
-    // The core's issue plan checks the design's required variables by default, in the preview and
-    // the issue alike, before any write.
-    const options = { skipExisting, data };
+    // The core's issue plan checks the design's variables by default (a key it does not list, a
+    // required one left empty), in the preview and the issue alike, before any write.
+    const options = { skipExisting, data, allowUnknownVariables };
 
     let nothingToIssue = false;
     if (dryRun || send || items.length > confirmAbove) {
@@ -87,8 +88,7 @@ export default defineTool({
     // The design check is the core's default (it reads the design again at issue time, as
     // skip-existing reads the batch again); the preview's variables are not reused.
     const outcomes = await client.issueMany(items, {
-      skipExisting,
-      data,
+      ...options,
       // Emails another server process or certsvc on this machine has in flight (a per-call client
       // whose server was killed mid-call) are waited for, not issued again: markers in the state folder.
       inFlight: fileInFlightMarkers(),
