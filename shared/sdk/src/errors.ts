@@ -200,7 +200,7 @@ export class CertificateServiceError extends Error {
       return 'Nothing was sent. Check the base URL (it ends in /api/v1) and that the service can be reached from here.';
     }
     if (this.hintTopic === 'unknown-variable') {
-      return 'Nothing was sent. Correct the name to one of the design\'s variables. Only if the design\'s list is incomplete, or the service is meant to take this data as it is, allow variables the design does not list.';
+      return 'Correct the name to one of the design\'s variables. Only if the design\'s list is incomplete, or the service is meant to take this data as it is, allow variables the design does not list.';
     }
     if (this.code === 'TRANSPORT_ERROR') return 'It was not repeated. The HTTP layer of the host running this connector failed; try again, and report it if it persists.';
     if (this.code === 'UNEXPECTED_RESPONSE') {
