@@ -123,9 +123,11 @@ describe('issue_certificates', () => {
     const why = 'Invalid "data.compeltedOn": "compeltedOn" is not a variable of the certificate design; did you mean "completedOn"?';
     const dry = await h.call('issue_certificates', { batchId: batch.id, recipients: typo, dryRun: true });
     expect(dry.data).toMatchObject({ dryRun: true, wouldIssue: 0, invalid: 1, firstInvalid: [{ email: 'ada@example.com', code: 'VALIDATION_ERROR', message: why }] });
+    expect(dry.data.hint).toMatch(/allowUnknownVariables: true sends such keys as given; use it only if the user says so/);
     const issued = await h.call('issue_certificates', { batchId: batch.id, recipients: [...typo, { name: 'Bo', email: 'bo@example.com', data: { Course: 'Math' } }] });
     expect(issued.data.counts).toMatchObject({ issued: 1, invalid: 1 });
     expect(issued.data.errors).toEqual([expect.objectContaining({ kind: 'invalid', emails: ['ada@example.com'], message: why })]);
+    expect(issued.data.hint).toMatch(/allowUnknownVariables: true/);
     expect(writeCount(sb)).toBe(1); // Bo alone (one item: the single-issue endpoint)
     expect(sb.controls.certificates(batch.id).map((c) => [c.email, c.data])).toEqual([['bo@example.com', { course: 'Math' }]]);
 
