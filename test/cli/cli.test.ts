@@ -10,6 +10,7 @@ import { parse } from 'csv-parse/sync';
 import { CertificateServiceError, createClient, signPayload } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { runCli, type CliRun } from '../support/cli';
+import { sentEmails, startStub } from '../sdk/stub-service';
 
 jest.setTimeout(60_000);
 
@@ -269,6 +270,19 @@ test('a column the design does not list (`compeltedOn`) refuses every row that f
   expect(sb.controls.certificates(ws.batchId).find((c) => c.email === 'a@example.com')?.data).toEqual({ course: 'Safety', compeltedOn: '2026-11-01' });
   const both = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--strict', '--allow-unknown-columns'], key);
   expect(both.code).toBe(2);
+});
+
+test('a column that matches two variables of the design (`Course` and `course`) refuses every row that fills it, naming both, even with --allow-unknown-columns (a stub service that checks nothing)', async () => {
+  const stub = await startStub({ batches: { b_twins: 'twins' }, designs: [{ id: 'twins', variables: [{ name: 'Course' }, { name: 'course' }] }] });
+  try {
+    const csv = writeCsv('twins.csv', ['name,email,COURSE', 'A,a@example.com,Safety'].join('\n'));
+    const run = await runCli(['issue', '--batch', 'b_twins', '--csv', csv, '--allow-unknown-columns'], { CERTSVC_BASE_URL: stub.baseUrl, CERTSVC_API_KEY: 'sk_test_stub_key_0123456789' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('line 2: Invalid "data.COURSE": "COURSE" matches 2 variables of the certificate design ("Course", "course"), which differ only in letter case or spaces, so it is not sent');
+    expect(sentEmails(stub)).toEqual([]);
+  } finally {
+    await stub.close();
+  }
 });
 
 test('a design that lists no variables refuses no column', async () => {
