@@ -36,6 +36,8 @@ const keyOf = (name: string): string => name.trim().toLowerCase();
 export interface VariableNames {
   names: string[];
   byKey: Map<string, string[]>;
+  /** Each key's match, worked out once: a list's rows mostly repeat the same keys. */
+  matched: Map<string, VariableMatch>;
 }
 
 export function variableNames(variables: ReadonlyArray<DesignVariable>): VariableNames | undefined {
@@ -43,18 +45,24 @@ export function variableNames(variables: ReadonlyArray<DesignVariable>): Variabl
   if (!names.length) return undefined;
   const byKey = new Map<string, string[]>();
   for (const name of names) byKey.set(keyOf(name), [...(byKey.get(keyOf(name)) ?? []), name]);
-  return { names, byKey };
+  return { names, byKey, matched: new Map() };
 }
 
 /** What one key fills: a variable; none (with the closest, when one is near); or two or more at once. */
 export type VariableMatch = { kind: 'variable'; name: string } | { kind: 'unknown'; closest?: string } | { kind: 'ambiguous'; names: string[] };
 
 export function matchVariable(key: string, known: VariableNames): VariableMatch {
+  let match = known.matched.get(key);
+  if (match) return match;
   const found = known.byKey.get(keyOf(key)) ?? [];
-  if (found.length === 1) return { kind: 'variable', name: found[0] };
-  if (found.length > 1) return { kind: 'ambiguous', names: found };
-  const guess = closest(key, known.names);
-  return { kind: 'unknown', ...(guess !== undefined ? { closest: guess } : {}) };
+  if (found.length === 1) match = { kind: 'variable', name: found[0] };
+  else if (found.length > 1) match = { kind: 'ambiguous', names: found };
+  else {
+    const guess = closest(key, known.names);
+    match = { kind: 'unknown', ...(guess !== undefined ? { closest: guess } : {}) };
+  }
+  known.matched.set(key, match);
+  return match;
 }
 
 const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ');

@@ -149,9 +149,11 @@ function designCheck(variables: ReadonlyArray<DesignVariable>, sharedData: Recor
     if (!(error instanceof CertificateServiceError)) throw error;
     shared = error; // a bad shared key is every item's error
   }
+  const hasShared = Object.keys(sharedData).length > 0;
   return (item) => {
     if (shared instanceof CertificateServiceError) throw shared;
-    const data = known ? mergeData(shared, matchVariableNames(item.ownData, known, { allowUnknown })) : item.recipient.data;
+    const own = known ? matchVariableNames(item.ownData, known, { allowUnknown }) : undefined;
+    const data = own ? (hasShared ? mergeData(shared, own) : own) : item.recipient.data;
     checkRequiredVariables(variables, data);
     return data === item.recipient.data ? item : { ...item, recipient: { ...item.recipient, data } };
   };
