@@ -52,6 +52,7 @@ describe('the batch field reloads the design\'s variables', () => {
   it('update: the same fields, none required (empty keeps the value)', async () => {
     const fields = await fieldsOf('update_recipient', { batch_id: await batchOf('design_minimal') });
     expect(fields.find((f) => f.key === 'variable__course')).toMatchObject({ required: false, helpText: expect.stringMatching(/leave empty to keep the current value/) });
+    expect(fields.find((f) => f.key === 'allow_unknown_variables')).toBeUndefined(); // Update does not check names
   });
 
   it('bulk: the shared variables, not required (a line may give its own)', async () => {

@@ -66,20 +66,22 @@ function namedField(v: DesignVariable, options: VariableFieldsOptions): Field {
 
 /** The fields for a batch's variables, or the free-form dict with the reason it is shown. */
 export function variableFields(found: BatchVariables | { error: string } | { mapped: true } | { none: true }, options: VariableFieldsOptions): Field[] {
-  // Where the design's variables are not known here, the step still reads them when it runs.
-  if ('mapped' in found) return [freeForm('The batch is mapped from an earlier step, so its design\'s variables cannot be listed here: enter them by name.', options), allowUnknownField];
-  if ('none' in found) return [freeForm('Choose a batch to see its design\'s variables as fields.', options), allowUnknownField];
-  if ('error' in found) return [freeForm(`The batch's variables could not be loaded (${found.error}): enter them by name.`, options), allowUnknownField];
+  // Issuing refuses a name the design does not list (Update does not check names): the opt-out
+  // goes with every dict where the design may list variables, known here or read at run time.
+  const optOut = options.partial ? [] : [allowUnknownField];
+  if ('mapped' in found) return [freeForm('The batch is mapped from an earlier step, so its design\'s variables cannot be listed here: enter them by name.', options), ...optOut];
+  if ('none' in found) return [freeForm('Choose a batch to see its design\'s variables as fields.', options), ...optOut];
+  if ('error' in found) return [freeForm(`The batch's variables could not be loaded (${found.error}): enter them by name.`, options), ...optOut];
   if (found.source === 'none') return [freeForm('The batch\'s design lists no variables and its certificates use none yet: enter them by name.', options)];
+  const refuses = !options.partial && found.source === 'design';
   const other: Field = {
     ...dataField,
     label: 'Other Variables',
-    helpText:
-      found.source === 'design'
-        ? 'More variables by name. A name the design does not list fails the step unless "Send Variables the Design Does Not List" is True. A named field above takes precedence over the same name here (in any case).'
-        : 'Variables not listed above, by name. A named field above takes precedence over the same name here (in any case).',
+    helpText: refuses
+      ? 'More variables by name. A name the design does not list fails the step unless "Send Variables the Design Does Not List" is True. A named field above takes precedence over the same name here (in any case).'
+      : 'Variables not listed above, by name. A named field above takes precedence over the same name here (in any case).',
   };
-  return [...found.variables.map((v) => namedField(v, options)), other, ...(found.source === 'design' ? [allowUnknownField] : [])];
+  return [...found.variables.map((v) => namedField(v, options)), other, ...(refuses ? optOut : [])];
 }
 
 /** The dynamic input-field function: loads the chosen batch's variables (three reads, nothing issued). */
