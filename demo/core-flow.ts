@@ -25,15 +25,16 @@ export async function runCoreFlow(sandbox: Sandbox, step: (label: string, detail
     const batch = await client.createBatch({ title: `Demo batch ${new Date().toISOString()}`, designId: design.id });
     step('Create batch', `${batch.id} "${batch.title}" with design ${design.id}`);
 
-    // The design's variables (the sandbox lists Minimal first: it requires `course`).
+    // The design's variables (the sandbox lists Minimal first: it requires `course`). A key it does
+    // not list would make issueMany refuse the item, so the data below is only `course`.
     const { source, variables } = await client.getBatchVariables(batch.id);
     step('Read the design\'s variables', variables.length ? `${variables.map((v) => `${v.name}${v.required ? ' (required)' : ''}`).join(', ')} (from the ${source === 'design' ? 'design' : 'batch'})` : 'none listed');
 
-    const one = await client.issueCertificate(batch.id, { name: 'Ada Lovelace', email: 'ada@example.com', data: { course: 'Analytical Engines', score: 97 } });
+    const one = await client.issueCertificate(batch.id, { name: 'Ada Lovelace', email: 'ada@example.com', data: { course: 'Analytical Engines' } });
     step('Issue one certificate', `${one.certificateId} for ${one.email}`);
 
-    const people = Array.from({ length: 120 }, (_, i) => ({ batchId: batch.id, name: `Learner ${i + 1}`, email: `learner${i + 1}@example.com`, data: { cohort: 'A', course: 'Analytical Engines' } }));
-    people.push({ batchId: batch.id, name: 'Bounce Test', email: 'someone@bounce.test', data: { cohort: 'A', course: 'Analytical Engines' } });
+    const people = Array.from({ length: 120 }, (_, i) => ({ batchId: batch.id, name: `Learner ${i + 1}`, email: `learner${i + 1}@example.com`, data: { course: 'Analytical Engines' } }));
+    people.push({ batchId: batch.id, name: 'Bounce Test', email: 'someone@bounce.test', data: { course: 'Analytical Engines' } });
     const before = sandbox.controls.counters().requests.total;
     const outcomes = await client.issueMany(people);
     const issued = outcomes.filter((o) => o.ok).length;

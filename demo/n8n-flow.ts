@@ -33,7 +33,7 @@ export async function runN8nFlow(sandbox: Sandbox, step: (label: string, detail:
     const people = Array.from({ length: 250 }, (_, i) => ({ json: { name: `n8n learner ${i + 1}`, email: `n8n${i + 1}@example.com` } }));
     const before = sandbox.controls.counters().requests.total;
     const issued = await exec(
-      (i) => ({ resource: 'certificate', operation: 'issue', batch: rl(String(batch.id)), name: people[i].json.name, email: people[i].json.email, specifyData: 'fields', dataFields: { field: [{ name: 'cohort', value: 'B' }] }, send: false, options: { batchRequests: true } }),
+      (i) => ({ resource: 'certificate', operation: 'issue', batch: rl(String(batch.id)), name: people[i].json.name, email: people[i].json.email, specifyData: 'fields', dataFields: { field: [{ name: 'course', value: 'Analytical Engines' }] }, send: false, options: { batchRequests: true } }),
       people,
     );
     step('Certificate → Issue (250 items)', `${issued.filter((r) => r.certificateId).length} issued in ${sandbox.controls.counters().requests.total - before} requests`);

@@ -92,17 +92,17 @@ test('from the root, relative paths: line 13 named and nothing sent; --dry-run, 
   expect(new Set(exported.map((r) => r.certificateId))).toEqual(new Set(issued.map((c) => c.certificateId)));
 });
 
-test('columns: `Course` fills `course`; `coures` is warned with the closest variable, and --strict refuses it before anything is sent', async () => {
+test('columns: `Course` fills `course`; a typo column (`compeltedOn`) is refused with the closest variable before anything is sent, and --allow-unknown-columns sends it', async () => {
   const batch = JSON.parse((await certsvc(['batches', 'create', '--title', 'Columns', '--design', 'design_minimal'])).stdout) as { id: string };
-  fs.writeFileSync(path.join(dir.abs, 'typo.csv'), 'name,email, Course ,coures\nAda,ada@example.com,Safety 101,2026-01-01\n');
+  fs.writeFileSync(path.join(dir.abs, 'typo.csv'), 'name,email, Course ,compeltedOn\nAda,ada@example.com,Safety 101,2026-11-01\n');
   sb.controls.resetCounters();
-  const strict = await certsvc(['issue', '--batch', batch.id, '--csv', rel('typo.csv'), '--strict']);
-  expect(strict.code).toBe(2);
-  expect(strict.stderr).toContain('`coures`: not a variable of this design; did you mean `course`?');
+  const refused = await certsvc(['issue', '--batch', batch.id, '--csv', rel('typo.csv')]);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain('line 2: Invalid "data.compeltedOn": "compeltedOn" is not a variable of the certificate design; did you mean "completedOn"?');
   expect(posts()).toBe(0);
-  const lenient = await certsvc(['issue', '--batch', batch.id, '--csv', rel('typo.csv')]);
-  expect(lenient.code).toBe(0);
-  expect(lenient.stderr).toContain('`coures`: not a variable of this design; did you mean `course`?');
-  expect(lastLine(lenient.stdout)).toMatchObject({ issued: 1 });
-  expect(sb.controls.certificates(batch.id)[0].data).toEqual({ course: 'Safety 101', coures: '2026-01-01' });
+  const allowed = await certsvc(['issue', '--batch', batch.id, '--csv', rel('typo.csv'), '--allow-unknown-columns']);
+  expect(allowed.code).toBe(0);
+  expect(allowed.stderr).toContain('`compeltedOn`: not a variable of this design; did you mean `completedOn`? Sent as it is (--allow-unknown-columns).');
+  expect(lastLine(allowed.stdout)).toMatchObject({ issued: 1 });
+  expect(sb.controls.certificates(batch.id)[0].data).toEqual({ course: 'Safety 101', compeltedOn: '2026-11-01' });
 });

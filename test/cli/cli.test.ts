@@ -10,6 +10,7 @@ import { parse } from 'csv-parse/sync';
 import { CertificateServiceError, createClient, signPayload } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { runCli, type CliRun } from '../support/cli';
+import { sentEmails, startStub } from '../sdk/stub-service';
 
 jest.setTimeout(60_000);
 
@@ -38,9 +39,9 @@ const routes = () => sb.controls.counters().requests.byRoute;
 const count = (pattern: RegExp) => Object.entries(routes()).filter(([r]) => pattern.test(r)).reduce((n, [, c]) => n + c, 0);
 const BULK = /^POST .*\/recipients\/bulk$/;
 
-async function workspace() {
+async function workspace(design = 'design_classic') {
   const ws = sb.controls.createWorkspace({ quota: 10_000 });
-  const created = await certsvc(['batches', 'create', '--title', 'CLI', '--design', 'design_classic'], { CERTSVC_API_KEY: ws.apiKey });
+  const created = await certsvc(['batches', 'create', '--title', 'CLI', '--design', design], { CERTSVC_API_KEY: ws.apiKey });
   expect(created.code).toBe(0);
   return { ...ws, batchId: JSON.parse(created.stdout).id as string };
 }
@@ -232,6 +233,64 @@ test('a full workspace (20 subscriptions): the error says what to do; subscripti
   expect(JSON.parse(tested.stdout)).toMatchObject({ id: sub.id });
   const bad = await certsvc(['subscriptions', 'create', '--url', 'http://example.com/hook', '--events', 'certificate.issued'], { CERTSVC_API_KEY: ws.apiKey });
   expect(bad).toMatchObject({ code: 2, stderr: expect.stringMatching(/"url"/) }); // refused before sending
+});
+
+test('a column the design does not list (`compeltedOn`) refuses every row that fills it, with the closest variable; nothing is sent; the dry run says so; --allow-unknown-columns sends it', async () => {
+  const ws = await workspace('design_minimal'); // course (required), completedOn
+  const key = { CERTSVC_API_KEY: ws.apiKey };
+  // Line 3 leaves the typo column empty, so that row sets no such field and is valid.
+  const csv = writeCsv('typo.csv', ['name,email,Course,compeltedOn', 'A,a@example.com,Safety,2026-11-01', 'B,b@example.com,Safety,', 'C,c@example.com,Safety,2026-11-02'].join('\n'));
+  const why = 'Invalid "data.compeltedOn": "compeltedOn" is not a variable of the certificate design; did you mean "completedOn"?';
+  sb.controls.resetCounters();
+
+  const refused = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], key);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain(`has 2 bad rows; nothing was sent (--skip-invalid issues the others).\n  line 2: ${why}\n  line 4: ${why}\nA column the design does not list is refused`);
+  expect(refused.stderr).toContain('pass --allow-unknown-columns to send it as it is');
+  const strict = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--strict'], key); // the old opt-in: accepted, the same
+  expect(strict.code).toBe(2);
+  const dry = await certsvc(['issue', '--dry-run', '--batch', ws.batchId, '--csv', csv], key);
+  expect(dry.code).toBe(2);
+  expect(dry.stderr).toContain(`line 2: invalid, ${why}\nline 3: issue (b@example.com)\nline 4: invalid, ${why}\n`);
+  expect(dry.stderr).toContain('pass --allow-unknown-columns');
+  expect(lastLine(dry.stdout)).toMatchObject({ dryRun: true, issue: 1, invalid: 2 });
+  expect(count(/^POST/)).toBe(0);
+  expect(sb.controls.certificates(ws.batchId)).toHaveLength(0);
+
+  const skipping = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--skip-invalid'], key);
+  expect(skipping.code).toBe(1);
+  expect(lastLine(skipping.stdout)).toMatchObject({ issued: 1, invalid: 2 });
+  // `Course` filled `course`, sent as the design spells it.
+  expect(sb.controls.certificates(ws.batchId).map((c) => [c.email, c.data])).toEqual([['b@example.com', { course: 'Safety' }]]);
+
+  const allowed = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--allow-unknown-columns'], key);
+  expect(allowed.code).toBe(0);
+  expect(allowed.stderr).toContain('`compeltedOn`: not a variable of this design; did you mean `completedOn`? Sent as it is (--allow-unknown-columns).');
+  expect(lastLine(allowed.stdout)).toMatchObject({ issued: 2, skipped: 1 });
+  expect(sb.controls.certificates(ws.batchId).find((c) => c.email === 'a@example.com')?.data).toEqual({ course: 'Safety', compeltedOn: '2026-11-01' });
+  const both = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv, '--strict', '--allow-unknown-columns'], key);
+  expect(both.code).toBe(2);
+});
+
+test('a column that matches two variables of the design (`Course` and `course`) refuses every row that fills it, naming both, even with --allow-unknown-columns (a stub service that checks nothing)', async () => {
+  const stub = await startStub({ batches: { b_twins: 'twins' }, designs: [{ id: 'twins', variables: [{ name: 'Course' }, { name: 'course' }] }] });
+  try {
+    const csv = writeCsv('twins.csv', ['name,email,COURSE', 'A,a@example.com,Safety'].join('\n'));
+    const run = await runCli(['issue', '--batch', 'b_twins', '--csv', csv, '--allow-unknown-columns'], { CERTSVC_BASE_URL: stub.baseUrl, CERTSVC_API_KEY: 'sk_test_stub_key_0123456789' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('line 2: Invalid "data.COURSE": "COURSE" matches 2 variables of the certificate design ("Course", "course"), which differ only in letter case or spaces, so it is not sent');
+    expect(sentEmails(stub)).toEqual([]);
+  } finally {
+    await stub.close();
+  }
+});
+
+test('a design that lists no variables refuses no column', async () => {
+  const ws = await workspace('design_modern');
+  const csv = writeCsv('free.csv', ['name,email,anything', 'A,a@example.com,x'].join('\n'));
+  const run = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], { CERTSVC_API_KEY: ws.apiKey });
+  expect(run.code).toBe(0);
+  expect(sb.controls.certificates(ws.batchId)[0].data).toEqual({ anything: 'x' });
 });
 
 test('--skip-invalid issues the valid rows and writes the invalid ones to --errors; without it nothing is sent', async () => {

@@ -8,7 +8,8 @@ import { createClient } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { REPO_ROOT, runCli } from '../support/cli';
 import { userFolder } from '../../shared/cli/src/paths';
-import { closest, matchColumns } from '../../shared/cli/src/columns';
+import { matchColumns } from '../../shared/cli/src/columns';
+import { closest } from '@certificate-service/sdk';
 import { runIssue, type Interrupts } from '../../shared/cli/src/issue';
 import { connect } from '../../shared/cli/src/connect';
 
@@ -110,17 +111,23 @@ test('the folder and the environment are the run\'s own (io.cwd, io.env), never 
   expect(elsewhere.stderr).toContain(path.join(REPO_ROOT, 'people.csv'));
 });
 
-test('columns: trimmed, any case; a typo gets the closest variable; nothing said when the design lists none', () => {
-  const design = (names: string[], source: 'design' | 'seen' | 'none' = 'design') => ({ batchId: 'b', designId: 'd', source, variables: names.map((name) => ({ name, label: name, required: false, source: 'design' as const })) });
-  const m = matchColumns([' Course ', 'coures', 'xyz'], design(['course', 'completedOn']), false);
+test('columns: trimmed, any case; an unknown column is said (with the closest variable) only when allowed, or when a required one is missing; nothing when the design lists none', () => {
+  const design = (names: string[], source: 'design' | 'seen' | 'none' = 'design') => ({ batchId: 'b', designId: 'd', source, variables: names.map((name) => ({ name, label: name, required: false, source: source === 'seen' ? ('seen' as const) : ('design' as const) })) });
+  const m = matchColumns([' Course ', 'coures', 'xyz'], design(['course', 'completedOn']), true);
   expect([...m.rename]).toEqual([[' Course ', 'course']]);
-  expect(m.warnings).toEqual(['`coures`: not a variable of this design; did you mean `course`?', '`xyz`: not a variable of this design; its variables are `course`, `completedOn`.']);
-  expect(() => matchColumns(['coures'], design(['course']), true)).toThrow(/--strict/);
+  expect(m.warnings).toEqual([
+    '`coures`: not a variable of this design; did you mean `course`? Sent as it is (--allow-unknown-columns).',
+    '`xyz`: not a variable of this design; its variables are `course`, `completedOn`. Sent as it is (--allow-unknown-columns).',
+  ]);
+  // Refused by default, but row by row, in the core's plan (issue.ts, dry-run.ts): nothing said here.
+  expect(matchColumns(['coures'], design(['course']), false).warnings).toEqual([]);
   expect(() => matchColumns(['course', 'COURSE'], design(['course']), false)).toThrow(/both fill the variable "course"/);
+  expect([...matchColumns(['course'], design(['Course', 'course']), false).rename]).toEqual([]); // two variables: left to the core, which names both
   expect(matchColumns(['anything'], design([], 'design'), true).warnings).toEqual([]);
   expect(matchColumns(['anything'], design([], 'none'), true).warnings).toEqual([]);
+  expect(matchColumns(['Course'], design(['course'], 'seen'), true)).toEqual({ rename: new Map(), warnings: [] });
   const required = { ...design(['course']), variables: [{ name: 'course', label: 'Course', required: true, source: 'design' as const }] };
-  expect(() => matchColumns(['coures'], required, false)).toThrow('line 1: no "course" column, which the design requires (the header has: coures). Nothing was sent.');
+  expect(() => matchColumns(['coures'], required, false)).toThrow('line 1: no "course" column, which the design requires (the header has: coures). `coures`: not a variable of this design; did you mean `course`? Nothing was sent.');
   expect(closest('completedon', ['course', 'completedOn'])).toBe('completedOn');
   expect(closest('date', ['course'])).toBeUndefined();
 });

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { CONFIRMATION_TTL_MS, ConfirmationTokens, selectTools, TOOLS, UsageError } from '@certificate-service/mcp';
 import { connect, observingClient, recipients, sandboxClient, stateFolder, writeCount, writes, type Harness, type User } from './harness';
 import { until } from '../support/until';
+import { createClient } from '@certificate-service/sdk';
+import { sentEmails, startStub } from '../sdk/stub-service';
 
 jest.setTimeout(60_000);
 
@@ -108,6 +110,47 @@ describe('issue_certificates', () => {
     expect(result.data.errors).toEqual([expect.objectContaining({ kind: 'invalid', code: 'VALIDATION_ERROR', emails: ['nc@example.com'], message: expect.stringContaining('data.course') })]);
     expect(h.asked).toEqual([]);
     expect(sb.controls.quota(ws.workspaceId).used).toBe(3);
+  });
+
+  test('a data key the design does not list is refused with the closest variable, in the dry run and the issue, before any write; `Course` fills `course`; a key matching two variables names both; allowUnknownVariables sends it', async () => {
+    const ws = sb.controls.createWorkspace();
+    const client = sandboxClient(sb, ws.apiKey);
+    const batch = await client.createBatch({ title: 'Minimal', designId: 'design_minimal' }); // course (required), completedOn
+    const h = await connect({ client, user: 'accept' });
+    open.push(h);
+    sb.controls.resetCounters();
+    const typo = [{ name: 'Ada', email: 'ada@example.com', data: { Course: 'Math', compeltedOn: '2026-11-01' } }];
+    const why = 'Invalid "data.compeltedOn": "compeltedOn" is not a variable of the certificate design; did you mean "completedOn"?';
+    const dry = await h.call('issue_certificates', { batchId: batch.id, recipients: typo, dryRun: true });
+    expect(dry.data).toMatchObject({ dryRun: true, wouldIssue: 0, invalid: 1, firstInvalid: [{ email: 'ada@example.com', code: 'VALIDATION_ERROR', message: why }] });
+    expect(dry.data.hint).toMatch(/allowUnknownVariables: true sends such keys as given; use it only if the user says so/);
+    const issued = await h.call('issue_certificates', { batchId: batch.id, recipients: [...typo, { name: 'Bo', email: 'bo@example.com', data: { Course: 'Math' } }] });
+    expect(issued.data.counts).toMatchObject({ issued: 1, invalid: 1 });
+    expect(issued.data.errors).toEqual([expect.objectContaining({ kind: 'invalid', emails: ['ada@example.com'], message: why })]);
+    expect(issued.data.hint).toMatch(/allowUnknownVariables: true/);
+    expect(writeCount(sb)).toBe(1); // Bo alone (one item: the single-issue endpoint)
+    expect(sb.controls.certificates(batch.id).map((c) => [c.email, c.data])).toEqual([['bo@example.com', { course: 'Math' }]]);
+
+    const allowed = await h.call('issue_certificates', { batchId: batch.id, recipients: typo, allowUnknownVariables: true });
+    expect(allowed.data.counts).toMatchObject({ issued: 1, invalid: 0 });
+    expect(sb.controls.certificates(batch.id).find((c) => c.email === 'ada@example.com')?.data).toEqual({ course: 'Math', compeltedOn: '2026-11-01' });
+  });
+
+  test('a key matching two variables of the design is refused naming both; a design that lists none refuses no key (a stub service that checks nothing)', async () => {
+    const stub = await startStub({ batches: { b_twins: 'twins', b_none: 'none' }, designs: [{ id: 'twins', variables: [{ name: 'Course' }, { name: 'course' }] }, { id: 'none' }] });
+    try {
+      const h = await connect({ client: createClient({ baseUrl: stub.baseUrl, apiKey: 'sk_test_stub_key_0123456789' }), user: 'accept' });
+      open.push(h);
+      const twins = await h.call('issue_certificates', { batchId: 'b_twins', recipients: [{ name: 'Ada', email: 'ada@example.com', data: { course: 'Math' } }], allowUnknownVariables: true });
+      expect(twins.data.counts).toMatchObject({ issued: 0, invalid: 1 });
+      expect(twins.data.errors[0].message).toBe('Invalid "data.course": "course" matches 2 variables of the certificate design ("Course", "course"), which differ only in letter case or spaces, so it is not sent');
+      expect(sentEmails(stub)).toEqual([]);
+      const free = await h.call('issue_certificates', { batchId: 'b_none', recipients: [{ name: 'Ada', email: 'ada@example.com', data: { anything: 'x' } }] });
+      expect(free.data.counts).toMatchObject({ issued: 1, invalid: 0 });
+      expect(stub.issued.get('b_none')![0].data).toEqual({ anything: 'x' });
+    } finally {
+      await stub.close();
+    }
   });
 
   test('send: true asks first; declined, nothing is written', async () => {

@@ -57,7 +57,7 @@ it('1,000 issued through 429s, GET 5xx and a reset after commit: nothing doubled
 
   const emails = Array.from({ length: N }, (_, i) => `r2.learner${i}@example.com`);
   const { output, requests } = await runNode(
-    (i) => ({ resource: 'certificate', operation: 'issue', batch: rl(batchId), name: `Learner ${i}`, email: emails[i], specifyData: 'json', dataJson: { row: i } }),
+    (i) => ({ resource: 'certificate', operation: 'issue', batch: rl(batchId), name: `Learner ${i}`, email: emails[i], specifyData: 'json', dataJson: { score: i } }),
     credentials,
     N,
   );

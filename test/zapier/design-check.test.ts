@@ -33,7 +33,8 @@ describe('issue_certificate', () => {
     designReads();
     const sent: Array<Record<string, unknown>> = [];
     answerSingleIssue(sent);
-    const error = await caught(issue({ batch_id: 'batch_1', name: 'Bad', email: 'bad@example.com', data: { room: 'B2' } }, true));
+    // `room` is allowed here, so the one refusal is the required course's.
+    const error = await caught(issue({ batch_id: 'batch_1', name: 'Bad', email: 'bad@example.com', data: { room: 'B2' }, allow_unknown_variables: 'true' }, true));
     expect(error.name).toBe('HaltedError');
     expect(error.firstLine).toMatch(/data\.course/);
     // The next run takes the design from z.cache: no second read (nock answers each read once).
@@ -46,6 +47,14 @@ describe('issue_certificate', () => {
     const sent: Array<Record<string, unknown>> = [];
     answerSingleIssue(sent);
     await expect(issue({ batch_id: 'batch_1', name: 'Ada', email: 'ada@example.com' }, true)).resolves.toMatchObject({ id: 'rec_1' });
+  });
+
+  it('a name that matches two variables of the design (`Course`, `course`) halts, naming both, even allowed; nothing is sent', async () => {
+    // No issue POST is stubbed: one sent would fail the step with nock's "no match" instead.
+    designReads({ id: 'design_twins', variables: [{ name: 'Course' }, { name: 'course' }] });
+    const error = await caught(issue({ batch_id: 'batch_1', name: 'Ada', email: 'ada@example.com', data: { course: 'x' }, allow_unknown_variables: 'true' }, true));
+    expect(error.name).toBe('HaltedError');
+    expect(error.firstLine).toContain('"course" matches 2 variables of the certificate design ("Course", "course")');
   });
 
   it('a variable named __proto__ travels like any other: the named field fills it, and it is sent', async () => {

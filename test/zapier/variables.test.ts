@@ -45,12 +45,14 @@ describe('the batch field reloads the design\'s variables', () => {
     expect(fields.find((f) => f.key === 'variable__completedOn')).toMatchObject({ label: 'Completed On', required: false });
     expect(fields.find((f) => f.key === 'data')).toMatchObject({ label: 'Other Variables', dict: true });
     // Static fields stay in place around them.
-    expect(fields.map((f) => f.key)).toEqual(['batch_id', 'name', 'email', 'variable__course', 'variable__completedOn', 'data', 'send', 'skip_existing']);
+    expect(fields.map((f) => f.key)).toEqual(['batch_id', 'name', 'email', 'variable__course', 'variable__completedOn', 'data', 'allow_unknown_variables', 'send', 'skip_existing']);
+    expect(fields.find((f) => f.key === 'allow_unknown_variables')).toMatchObject({ label: 'Send Variables the Design Does Not List', default: 'false' });
   });
 
   it('update: the same fields, none required (empty keeps the value)', async () => {
     const fields = await fieldsOf('update_recipient', { batch_id: await batchOf('design_minimal') });
     expect(fields.find((f) => f.key === 'variable__course')).toMatchObject({ required: false, helpText: expect.stringMatching(/leave empty to keep the current value/) });
+    expect(fields.find((f) => f.key === 'allow_unknown_variables')).toBeUndefined(); // Update does not check names
   });
 
   it('bulk: the shared variables, not required (a line may give its own)', async () => {
@@ -62,6 +64,7 @@ describe('the batch field reloads the design\'s variables', () => {
     const fields = await fieldsOf('issue_certificate', { batch_id: await batchOf('design_modern') });
     expect(fields.filter((f) => f.key.startsWith('variable__'))).toEqual([]);
     expect(fields.find((f) => f.key === 'data')).toMatchObject({ label: 'Certificate Variables', dict: true, helpText: expect.stringMatching(/lists no variables/) });
+    expect(fields.find((f) => f.key === 'allow_unknown_variables')).toBeUndefined(); // nothing is refused there
   });
 
   it('Modern with certificates: the names seen in the batch, marked so', async () => {
@@ -91,7 +94,7 @@ describe('the batch field reloads the design\'s variables', () => {
 });
 
 describe('perform: named fields and the dict become data', () => {
-  it('issue: the certificate carries the named and the other variables; named wins', async () => {
+  it('issue: the certificate carries the named and the other variables (a name the design does not list, allowed); named wins, in any case', async () => {
     const batchId = await batchOf('design_minimal');
     const result = await perform<{ id: string; data: Record<string, string> }>('issue_certificate', {
       batch_id: batchId,
@@ -99,7 +102,8 @@ describe('perform: named fields and the dict become data', () => {
       email: 'ada@example.com',
       variable__course: 'Welding',
       variable__completedOn: '',
-      data: { course: 'ignored', room: 'B2' },
+      data: { COURSE: 'ignored', room: 'B2' },
+      allow_unknown_variables: 'true',
     });
     expect(sb.controls.certificates(batchId)[0].data).toEqual({ course: 'Welding', room: 'B2' });
     expect(result.data).toEqual({ course: 'Welding', room: 'B2' });
@@ -117,7 +121,7 @@ describe('perform: named fields and the dict become data', () => {
   it('issue with only the dict: the design is still checked (issue 33), and nothing is sent', async () => {
     const batchId = await batchOf('design_minimal');
     sb.controls.resetCounters();
-    const error = await caught(perform('issue_certificate', { batch_id: batchId, name: 'Ada', email: 'ada@example.com', data: { room: 'B2' } }));
+    const error = await caught(perform('issue_certificate', { batch_id: batchId, name: 'Ada', email: 'ada@example.com', data: { completedOn: 'today' } }));
     expect(error.name).toBe('HaltedError');
     expect(error.firstLine).toMatch(/data\.course/);
     expect(sb.controls.counters().requests.byRoute).toEqual({ 'GET /batches/:id': 1, 'GET /designs': 1 });
@@ -154,5 +158,44 @@ describe('perform: named fields and the dict become data', () => {
     expect(result).toMatchObject({ issuedCount: 2, failedCount: 1 });
     expect(result.results[2]).toMatchObject({ status: 'failed', errorCode: 'VALIDATION_ERROR', errorMessage: expect.stringMatching(/"data\.course"/) });
     expect(sb.controls.certificates(batchId).map((c) => c.data.course)).toEqual(['Shared', 'Own']);
+  });
+});
+
+describe('a variable the design does not list (issue 42)', () => {
+  it('issue: a typo in Other Variables halts the step, naming the closest variable and the field that allows it; nothing is sent', async () => {
+    const batchId = await batchOf('design_minimal');
+    sb.controls.resetCounters();
+    const error = await caught(perform('issue_certificate', { batch_id: batchId, name: 'Ada', email: 'ada@example.com', variable__course: 'Welding', data: { compeltedOn: '2026-11-01' } }));
+    expect(error.name).toBe('HaltedError');
+    expect(error.firstLine).toContain('"compeltedOn" is not a variable of the certificate design; did you mean "completedOn"?');
+    expect(error.message).toContain('"Send Variables the Design Does Not List" to True');
+    expect(requests('POST /batches/:id/recipients') + requests('POST /batches/:id/recipients/bulk')).toBe(0);
+    expect(sb.controls.certificates(batchId)).toHaveLength(0);
+  });
+
+  it('issue: `Course` in Other Variables fills the required `course`, sent as `course`', async () => {
+    const batchId = await batchOf('design_minimal');
+    await perform('issue_certificate', { batch_id: batchId, name: 'Ada', email: 'ada@example.com', data: { Course: 'Welding' } });
+    expect(sb.controls.certificates(batchId)[0].data).toEqual({ course: 'Welding' });
+  });
+
+  it('bulk: a line whose JSON has a typo fails alone, before any write; True sends it; a design that lists none refuses nothing', async () => {
+    const batchId = await batchOf('design_minimal');
+    const lines = [
+      { name: 'A', email: 'a@example.com', data_json: '{"course": "C", "compeltedOn": "2026-11-01"}' },
+      { name: 'B', email: 'b@example.com', data_json: '{"Course": "C"}' },
+    ];
+    const result = await perform<{ issuedCount: number; results: Array<{ outcome: string; errorMessage: string }> }>('issue_certificates_bulk', { batch_id: batchId, recipients: lines });
+    expect(result.issuedCount).toBe(1);
+    expect(result.results[0]).toMatchObject({ outcome: 'invalid', errorMessage: expect.stringContaining('did you mean "completedOn"?') });
+    expect(sb.controls.certificates(batchId).map((c) => [c.email, c.data])).toEqual([['b@example.com', { course: 'C' }]]);
+
+    const allowed = await perform<{ issuedCount: number; skippedCount: number }>('issue_certificates_bulk', { batch_id: batchId, recipients: lines, allow_unknown_variables: true });
+    expect(allowed).toMatchObject({ issuedCount: 1, skippedCount: 1 });
+    expect(sb.controls.certificates(batchId).find((c) => c.email === 'a@example.com')?.data).toEqual({ course: 'C', compeltedOn: '2026-11-01' });
+
+    const modern = await batchOf('design_modern');
+    const free = await perform<{ issuedCount: number }>('issue_certificates_bulk', { batch_id: modern, recipients: [{ name: 'A', email: 'a@example.com', data_json: '{"anything": "x"}' }] });
+    expect(free.issuedCount).toBe(1);
   });
 });

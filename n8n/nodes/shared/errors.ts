@@ -12,6 +12,7 @@ export const N8N_WORDS: HostWords = {
 		'In n8n, each active workflow with the Certificate Service Trigger holds one, and one more while the trigger listens for a test event; the Certificate Service Poll Trigger holds none. Subscriptions left by an n8n instance that moved or lost its database are listed by "certsvc subscriptions list" and removed by "certsvc subscriptions delete <id>".',
 	'unexpected-response': 'Check the Base URL in the Certificate Service API credential.',
 	unreachable: 'Check the Base URL in the Certificate Service API credential: it must be reachable from the machine n8n runs on.',
+	'unknown-variable': 'On Issue, Options → Allow Unknown Variables sends such variables as given.',
 };
 
 type NodeError = NodeApiError | NodeOperationError;
@@ -27,7 +28,7 @@ const BY_PHASE: Record<ErrorPhase, (node: INode, error: CertificateServiceError,
 	validation: (node, error, itemIndex) =>
 		new NodeOperationError(node, error.message, {
 			itemIndex,
-			description: `${error.field ? `Check the "${error.field}" value. ` : ''}Nothing was sent to the service.`,
+			description: [`${error.field ? `Check the "${error.field}" value. ` : ''}Nothing was sent to the service.`, hostHint(error, N8N_WORDS)].filter(Boolean).join(' '),
 		}),
 	request: apiError,
 	transport: apiError,

@@ -1,62 +1,48 @@
-import { UsageError } from '@certificate-service/sdk';
-import type { BatchVariables } from '@certificate-service/sdk';
-
-/** Edits (insert, delete, replace) from `a` to `b`: how close a typed column is to a variable. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length];
-}
-
-/** The variable a mistyped column most likely meant: at most a third of its letters off (and at least 2 allowed). */
-export function closest(column: string, names: readonly string[]): string | undefined {
-  const key = column.toLowerCase();
-  let best: { name: string; distance: number } | undefined;
-  for (const name of names) {
-    const distance = editDistance(key, name.toLowerCase());
-    if (!best || distance < best.distance) best = { name, distance };
-  }
-  return best && best.distance <= Math.max(2, Math.floor(key.length / 3)) ? best.name : undefined;
-}
+import { matchVariable, UsageError, variableNames, type BatchVariables, type VariableMatch, type VariableNames } from '@certificate-service/sdk';
 
 export interface ColumnMatch {
   /** Data column as typed (trimmed) → the variable it fills. */
   rename: Map<string, string>;
-  /** One per column the design does not name. */
+  /** With --allow-unknown-columns, one per column the design does not list (sent as it is). */
   warnings: string[];
 }
 
+/** A column the design does not list, in the CLI's words, with the variable it most likely meant. */
+function unknownColumn(column: string, match: Extract<VariableMatch, { kind: 'unknown' }>, known: VariableNames): string {
+  return `\`${column}\`: not a variable of this design; ${match.closest !== undefined ? `did you mean \`${match.closest}\`?` : `its variables are ${known.names.map((n) => `\`${n}\``).join(', ')}.`}`;
+}
+
 /**
- * The CSV's data columns against the batch's variables: a column fills the variable of the
- * same name after trimming, in any case (`Course` fills `course`). A column the design does not
- * list gets a warning naming the closest variable, an error with `strict`. When the design lists
- * no variables (source `none` or `seen`), every column is data and nothing is said.
+ * The CSV's header against the design's variables, matched as the core's issue plan matches
+ * `data` keys (variable-names.ts in the SDK): a column fills the variable of the same name after
+ * trimming, in any case (`Course` fills `course`). Said once, at line 1: two columns that fill one
+ * variable, and a required variable no column fills. A column the design does not list is left as
+ * it is: the core refuses every row that fills it (naming the closest variable), unless
+ * `allowUnknown`, which sends it and warns here. When the design lists no variables, every column
+ * is data and nothing is said.
  */
-export function matchColumns(columns: readonly string[], batch: BatchVariables, strict: boolean): ColumnMatch {
+export function matchColumns(columns: readonly string[], batch: BatchVariables, allowUnknown: boolean): ColumnMatch {
   const rename = new Map<string, string>();
-  const warnings: string[] = [];
-  const names = batch.variables.map((v) => v.name);
-  const byKey = new Map(names.map((n) => [n.trim().toLowerCase(), n]));
+  const known = batch.source === 'design' ? variableNames(batch.variables) : undefined;
+  if (!known) return { rename, warnings: [] };
+  const unknown: string[] = [];
   const filledBy = new Map<string, string>();
   for (const column of columns) {
-    const variable = byKey.get(column.trim().toLowerCase());
-    if (variable !== undefined) {
-      const other = filledBy.get(variable);
-      if (other !== undefined) throw new UsageError(`line 1: the columns "${other}" and "${column}" both fill the variable "${variable}"; keep one.`);
-      filledBy.set(variable, column);
-      rename.set(column, variable);
-    } else if (batch.source === 'design' && names.length > 0) {
-      const guess = closest(column, names);
-      warnings.push(`\`${column}\`: not a variable of this design; ${guess !== undefined ? `did you mean \`${guess}\`?` : `its variables are ${names.map((n) => `\`${n}\``).join(', ') || 'none'}.`}`);
+    const match = matchVariable(column, known);
+    if (match.kind === 'variable') {
+      const other = filledBy.get(match.name);
+      if (other !== undefined) throw new UsageError(`line 1: the columns "${other}" and "${column}" both fill the variable "${match.name}"; keep one.`);
+      filledBy.set(match.name, column);
+      rename.set(column, match.name);
+    } else if (match.kind === 'unknown') {
+      unknown.push(unknownColumn(column, match, known));
     }
+    // A column that matches two variables stays as typed: the core refuses each row that fills it, naming both.
   }
   // A required variable with no column at all: said once, not once per row.
   const absent = batch.variables.filter((v) => v.required && !filledBy.has(v.name)).map((v) => `"${v.name}"`);
-  if (absent.length) throw new UsageError(`line 1: no ${absent.join(' or ')} column, which the design requires (the header has: ${columns.join(', ') || 'name, email only'}). Nothing was sent.`);
-  if (strict && warnings.length) throw new UsageError(`line 1 (--strict): ${warnings.join(' ')} Nothing was sent.`);
-  return { rename, warnings };
+  if (absent.length) {
+    throw new UsageError(`line 1: no ${absent.join(' or ')} column, which the design requires (the header has: ${columns.join(', ') || 'name, email only'}).${unknown.map((u) => ` ${u}`).join('')} Nothing was sent.`);
+  }
+  return { rename, warnings: allowUnknown ? unknown.map((u) => `${u} Sent as it is (--allow-unknown-columns).`) : [] };
 }

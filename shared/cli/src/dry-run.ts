@@ -1,6 +1,6 @@
 import { assertNever, CertificateServiceError } from '@certificate-service/sdk';
 import type { Connection } from './connect';
-import { invalidReason, readIssueInput, type IssueInputFlags } from './issue-input';
+import { invalidReason, readIssueInput, unknownColumnsNote, type IssueInputFlags } from './issue-input';
 
 /** What `certsvc issue --dry-run` prints on stdout, one JSON line. */
 export interface DryRunSummary {
@@ -27,7 +27,7 @@ export async function runDryRun(flags: IssueInputFlags, connection: Connection, 
   const say = (text: string) => void stderr.write(text);
   const input = await readIssueInput(flags, connection, say);
   const { rows } = input;
-  const preview = await connection.client.previewIssue(input.items, { skipExisting: flags.skipExisting, variables: input.variables });
+  const preview = await connection.client.previewIssue(input.items, { skipExisting: flags.skipExisting, variables: input.variables, allowUnknownVariables: flags.allowUnknownColumns === true });
   const counts = { skipped: 0, invalid: 0 };
   preview.outcomes.forEach((o, i) => {
     const line = `line ${rows[i].line}`;
@@ -54,6 +54,8 @@ export async function runDryRun(flags: IssueInputFlags, connection: Connection, 
   });
   const summary: DryRunSummary = { dryRun: true, issue: preview.wouldIssue, skipped: counts.skipped, invalid: counts.invalid, quota: preview.wouldIssue, calls: preview.calls, requests: connection.requests() };
   say(`Would issue ${preview.wouldIssue} certificate${preview.wouldIssue === 1 ? '' : 's'} (${preview.wouldIssue} quota unit${preview.wouldIssue === 1 ? '' : 's'}) in ${preview.calls} call${preview.calls === 1 ? '' : 's'}; nothing was sent.\n`);
+  const note = unknownColumnsNote(preview.outcomes);
+  if (note) say(`${note}\n`);
   const invalid = `${counts.invalid} invalid row${counts.invalid === 1 ? '' : 's'}`;
   if (counts.invalid && !flags.skipInvalid) say(`${invalid}: certsvc issue sends nothing while a row is invalid; with --skip-invalid it issues the others as above.\n`);
   if (counts.invalid && flags.skipInvalid) say(`${invalid}: with --skip-invalid, certsvc issue issues the others as above and reports ${counts.invalid === 1 ? 'it' : 'them'} (exit 1).\n`);

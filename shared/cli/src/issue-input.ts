@@ -11,8 +11,8 @@ export interface IssueInputFlags {
   csv: string;
   send?: boolean;
   skipExisting: boolean;
-  /** A column the design does not name is an error (exit 2), not a warning. */
-  strict?: boolean;
+  /** Send a column the design does not list as it is (with a warning), instead of refusing every row that fills it. */
+  allowUnknownColumns?: boolean;
   /** Issue the valid rows and report the invalid ones instead of sending nothing. */
   skipInvalid?: boolean;
 }
@@ -33,9 +33,10 @@ const shown = 10;
 /**
  * What `certsvc issue` and `--dry-run` read before anything else: the CSV (its own problems name
  * their line), then the batch's variables, once (a batch that cannot be read stops here, nothing
- * sent), which the columns are matched against (`Course` fills `course`; an unknown column warns).
- * The rows are not checked here: the core's plan checks every row at once, a bad name or email
- * and a required variable left empty alike, and names each (issue.ts, dry-run.ts).
+ * sent), which the columns are matched against (`Course` fills `course`).
+ * The rows are not checked here: the core's plan checks every row at once, a bad name or email, a
+ * column the design does not list and a required variable left empty alike, and names each
+ * (issue.ts, dry-run.ts).
  * Everything said goes to `say` (stderr).
  */
 export async function readIssueInput(flags: IssueInputFlags, connection: Connection, say: (text: string) => void): Promise<IssueInput> {
@@ -53,11 +54,17 @@ export async function readIssueInput(flags: IssueInputFlags, connection: Connect
   if (repeats.length > shown) say(`… and ${repeats.length - shown} more repeated emails.\n`);
 
   const batch = await connection.client.getBatchVariables(flags.batch);
-  const { rename, warnings } = matchColumns(file.columns, batch, flags.strict === true);
+  const { rename, warnings } = matchColumns(file.columns, batch, flags.allowUnknownColumns === true);
   for (const w of warnings) say(`${w}\n`);
   const rows = renameColumns(file.rows, rename);
   const items = rows.map(({ name, email, data }) => ({ batchId: flags.batch, name, email, data, ...(flags.send ? { send: true } : {}) }));
   return { csv, rows, columns: file.columns.map((c) => rename.get(c) ?? c), items, variables: new Map([[flags.batch, batch.variables]]) };
+}
+
+/** Said once after the rows a column the design does not list made invalid: what to do. */
+export function unknownColumnsNote(outcomes: ReadonlyArray<{ kind: string; error?: CertificateServiceError }>): string | undefined {
+  if (!outcomes.some((o) => o.kind === 'invalid' && o.error?.hintTopic === 'unknown-variable')) return undefined;
+  return "A column the design does not list is refused: correct its name in the header. Only if the design's list is incomplete, or the service takes that data on purpose, pass --allow-unknown-columns to send it as it is.";
 }
 
 /**

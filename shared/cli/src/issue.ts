@@ -4,7 +4,7 @@ import type { Connection } from './connect';
 import type { Io } from './io';
 import type { CsvRow } from './csv-rows';
 import { writeErrors } from './errors-file';
-import { invalidReason, readIssueInput, type IssueInputFlags } from './issue-input';
+import { invalidReason, readIssueInput, unknownColumnsNote, type IssueInputFlags } from './issue-input';
 import { progressBar } from './progress';
 import { resultsFile } from './results-file';
 
@@ -146,6 +146,7 @@ export async function runIssue(flags: IssueFlags, connection: Connection, io: Pi
       skipExisting: flags.skipExisting,
       // Without --skip-invalid, one bad row sends nothing.
       stopOnInvalid: flags.skipInvalid !== true,
+      allowUnknownVariables: flags.allowUnknownColumns === true,
       // The design's variables as read once above: the check runs on them, and reads nothing more.
       variables: input.variables,
       // Emails in flight in another certsvc (or MCP server) on this machine, even one quit with a
@@ -179,10 +180,13 @@ export async function runIssue(flags: IssueFlags, connection: Connection, io: Pi
     const n = errors(outcomes);
     if (errorsFile) stderr.write(`${n} row${n > 1 ? 's' : ''} not issued, each with why: ${errorsFile}\n`);
     if (out) stderr.write(`Every row, none sent: ${flags.out}\n`);
-    throw new UsageError(`${input.csv} has ${invalid.length} bad row${invalid.length > 1 ? 's' : ''}; nothing was sent (--skip-invalid issues the others).\n  ${invalid.slice(0, shown).join('\n  ')}${more}`);
+    const note = unknownColumnsNote(outcomes);
+    throw new UsageError(`${input.csv} has ${invalid.length} bad row${invalid.length > 1 ? 's' : ''}; nothing was sent (--skip-invalid issues the others).\n  ${invalid.slice(0, shown).join('\n  ')}${more}${note ? `\n${note}` : ''}`);
   }
   for (const line of invalid.slice(0, shown)) stderr.write(`${line} (not sent)\n`);
   if (invalid.length > shown) stderr.write(`… and ${invalid.length - shown} more invalid rows.\n`);
+  const note = unknownColumnsNote(outcomes);
+  if (note) stderr.write(`${note}\n`);
   // One reason for every row and nothing issued (the batch could not be read, a refused key):
   // said once, as the command's error.
   const report = outcomeReport(outcomes);

@@ -86,7 +86,9 @@ export function program(result: { exitCode: number }, io: Io = processIo): Comma
     .option('--out <file>', 'write every row with its outcome, certificate ID, URL and share token to this CSV file, as the run goes')
     .option('--no-bom', 'write --errors and --out without the UTF-8 byte-order mark that Excel needs to read them as UTF-8')
     .option('--skip-invalid', 'issue the valid rows and report the invalid ones, instead of sending nothing')
-    .option('--strict', "a column that is not one of the design's variables is an error, not a warning")
+    .addOption(new Option('--allow-unknown-columns', "send a column that is not one of the design's variables as it is, instead of refusing every row that fills it"))
+    // Before --allow-unknown-columns, --strict turned the warning into an error; that is the default now, and scripts that pass it still run.
+    .addOption(new Option('--strict').hideHelp().conflicts('allowUnknownColumns'))
     .addOption(new Option('--dry-run', 'read only: print what each row would do and the quota it would use; send nothing').conflicts(['out', 'errors']))
     .action(async (o: IssueFlags & { dryRun?: boolean }, command: Command) => {
       const flags = { ...o, csv: here(o.csv), errors: o.errors === undefined ? undefined : here(o.errors), out: o.out === undefined ? undefined : here(o.out) };

@@ -14,6 +14,7 @@ export const MCP_WORDS: HostWords = {
   'subscription-limit': 'List them with list_subscriptions and delete one with delete_subscription.',
   'issue-unknown': 'Call issue_certificates again with the same list: it skips what is already issued and issues only what is missing.',
   'unexpected-response': 'Check CERTSVC_BASE_URL in this MCP server\'s environment.',
+  'unknown-variable': 'issue_certificates with allowUnknownVariables: true sends such keys as given; use it only if the user says so.',
 };
 
 export function success(answer: ToolAnswer, redactor: Redactor, structured: boolean): CallToolResult {

@@ -50,6 +50,9 @@ export { parseSecureUrl } from './base-url';
 // A batch's certificate variables (client.getBatchVariables) and the check a host runs on
 // what it is about to send, so a required variable left empty fails before any request.
 export { checkRequiredVariables, type DesignVariable, type BatchVariables } from './variables';
+// How a data key (a CSV column) matches the design's variables, the one implementation the issue
+// plan and `certsvc issue` share: trimmed, any case; the closest name for a typo.
+export { closest, matchVariable, matchVariableNames, variableNames, type VariableMatch, type VariableNames } from './variable-names';
 
 // First contact: which list wrapper and cursor a body has, and the read-only checks of
 // `certsvc doctor` and the MCP server's `doctor` tool.

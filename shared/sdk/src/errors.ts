@@ -104,9 +104,10 @@ const DEFAULT_RATE_LIMIT = 120; // spec section 8: 120 requests per minute per A
 /**
  * What a hint is about, for hosts that add their own words to it (what holds a subscription in
  * that host, how it issues again): the core's hint says only what holds everywhere.
- * `issue-unknown` is an issue call whose outcome is unknown; `outcome-unknown` any other call's.
+ * `issue-unknown` is an issue call whose outcome is unknown; `outcome-unknown` any other call's;
+ * `unknown-variable` a data key the design does not list (each host names its own way to allow it).
  */
-export type HintTopic = 'auth' | 'issue-unknown' | 'outcome-unknown' | 'subscription-limit' | 'rate-limit' | 'unexpected-response' | 'unreachable';
+export type HintTopic = 'auth' | 'issue-unknown' | 'outcome-unknown' | 'subscription-limit' | 'rate-limit' | 'unexpected-response' | 'unreachable' | 'unknown-variable';
 
 // The message (the service's) says the limit was reached; the hint only what to do.
 const SUBSCRIPTION_LIMIT_HINT = 'Free one: delete a webhook subscription that nothing uses any more.';
@@ -172,6 +173,7 @@ export class CertificateServiceError extends Error {
     if (this.isRateLimited) return 'rate-limit';
     if (this.code === 'UNEXPECTED_RESPONSE') return 'unexpected-response';
     if (this.detail.connect !== undefined) return 'unreachable';
+    if (this.code === 'VALIDATION_ERROR' && Array.isArray(this.detail.unknownVariables)) return 'unknown-variable';
     return undefined;
   }
 
@@ -196,6 +198,9 @@ export class CertificateServiceError extends Error {
         return 'Nothing was sent. The server did not answer in TLS (HTTPS): is it a plain http:// server, such as a local sandbox? Then use an http:// base URL (allowed only for localhost).';
       }
       return 'Nothing was sent. Check the base URL (it ends in /api/v1) and that the service can be reached from here.';
+    }
+    if (this.hintTopic === 'unknown-variable') {
+      return 'Correct the name to one of the design\'s variables. Only if the design\'s list is incomplete, or the service is meant to take this data as it is, allow variables the design does not list.';
     }
     if (this.code === 'TRANSPORT_ERROR') return 'It was not repeated. The HTTP layer of the host running this connector failed; try again, and report it if it persists.';
     if (this.code === 'UNEXPECTED_RESPONSE') {
@@ -233,13 +238,13 @@ export function redactError(error: CertificateServiceError, secrets: ReadonlyArr
   return new CertificateServiceError({ ...error.toJSON(), code: error.code, message: error.message, cause: error.cause, secrets });
 }
 
-/** A bad input caught before any request is sent, naming the field. */
-export function validationError(field: string, problem: string): CertificateServiceError {
+/** A bad input caught before any request is sent, naming the field (`detail`: more facts for hosts to read). */
+export function validationError(field: string, problem: string, detail: Record<string, unknown> = {}): CertificateServiceError {
   return new CertificateServiceError({
     code: 'VALIDATION_ERROR',
     phase: 'validation',
     message: `Invalid "${field}": ${problem}`,
-    detail: { field },
+    detail: { ...detail, field },
   });
 }
 

@@ -207,7 +207,8 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
           name: '={{ $json.name }}',
           email: '={{ $json.email }}',
           specifyData: 'fields',
-          dataFields: { field: [{ name: 'course', value: '={{ $json.course }}' }, { name: 'n', value: '={{ $json.n }}' }] },
+          // design_classic lists course and score: a name it does not list would fail the item.
+          dataFields: { field: [{ name: 'course', value: '={{ $json.course }}' }, { name: 'score', value: '={{ $json.n }}' }] },
           send: false,
           options: {},
         },
@@ -226,7 +227,7 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
             batchId,
             name: `Recipient ${i}`,
             email: `r${i}@example.com`,
-            data: { course: `Course ${i % 7}`, n: String(i) },
+            data: { course: `Course ${i % 7}`, score: String(i) },
             emailStatus: 'not_sent',
           }),
         );

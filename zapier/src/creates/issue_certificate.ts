@@ -2,7 +2,7 @@ import { defineCreate, type Bundle, type ZObject } from 'zapier-platform-core';
 import { assertNever, type CertificateServiceClient, type Recipient } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { batchField, emailField, flag, nameField, sendField, text } from '../lib/inputs';
-import { combinedData, loadVariableFields } from '../lib/variables';
+import { allowsUnknownVariables, combinedData, loadVariableFields } from '../lib/variables';
 import { designVariables } from '../lib/design-check';
 import { lostAnswer, lostAnswerKey } from '../lib/lost-answer';
 import { outputItem, RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
@@ -39,7 +39,7 @@ export async function issueOne(client: CertificateServiceClient, z: ZObject, bun
   }
   // The core's issue plan, for one item. Skip-existing is off unless asked: it reads the whole
   // batch on every run (see the README). Never repeated after an unknown outcome.
-  const [outcome] = await client.issueMany([item], { skipExisting, stopOnInvalid: true, variables });
+  const [outcome] = await client.issueMany([item], { skipExisting, stopOnInvalid: true, variables, allowUnknownVariables: allowsUnknownVariables(bundle.inputData) });
   switch (outcome.kind) {
     case 'issued':
     case 'skipped':

@@ -3,7 +3,7 @@ import { assertNever, CertificateServiceError, outcomeReport, validationError, t
 import { withClient } from '../lib/client';
 import { toZapierError, type ReplayWords } from '../lib/errors';
 import { batchField, dict, flag, sendField, text } from '../lib/inputs';
-import { combinedData, loadVariableFields } from '../lib/variables';
+import { allowsUnknownVariables, combinedData, loadVariableFields } from '../lib/variables';
 import { designVariables } from '../lib/design-check';
 
 /**
@@ -100,7 +100,7 @@ export default defineCreate({
           {
             key: 'data_json',
             label: 'Certificate Variables (JSON)',
-            helpText: 'Optional variables for this line only, as a JSON object such as `{"score": "92"}`. They override the shared variables.',
+            helpText: 'Optional variables for this line only, as a JSON object such as `{"score": "92"}`. They override the shared variables. A name the design does not list fails the line, unless "Send Variables the Design Does Not List" is True.',
           },
         ],
       },
@@ -138,6 +138,7 @@ export default defineCreate({
         data: combinedData(bundle.inputData) as IssueItem['data'],
         skipExisting,
         variables: await designVariables(z, bundle, client, batchId),
+        allowUnknownVariables: allowsUnknownVariables(bundle.inputData),
       });
       const results = outcomes.map((outcome, i) => row(i, lines[i], outcome));
       const report = outcomeReport(outcomes);

@@ -81,6 +81,7 @@ export const ZAPIER_WORDS: HostWords = {
   'subscription-limit':
     'Each Zap that is on with an instant Certificate Service trigger holds one: turn off the Zaps you no longer use, or switch them to the polling triggers New Certificate, Certificate Email Sent and Certificate Email Failed, which hold none. (n8n workflows and your own apps on the same workspace may hold others.)',
   'unexpected-response': 'Check the API Base URL of your Certificate Service connection.',
+  'unknown-variable': 'Setting "Send Variables the Design Does Not List" to True sends such names as given.',
   unreachable:
     'Check the API Base URL of your Certificate Service connection. A Zap runs on Zapier\'s servers, which reach it over the internet: a localhost or private address works only where the app runs on your machine (zapier-platform invoke).',
 };

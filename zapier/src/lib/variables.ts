@@ -1,7 +1,7 @@
 import type { Bundle, PlainInputField, ZObject } from 'zapier-platform-core';
 import { checkRequiredVariables, type BatchVariables, type CertificateServiceClient, type DesignVariable } from '@certificate-service/sdk/core';
 import { clientFor } from './client';
-import { dataField, dict, text } from './inputs';
+import { dataField, dict, flag, text } from './inputs';
 
 // The batch's design variables as named input fields (a dynamic-fields function that the
 // batch field's `altersDynamicFields` re-runs), plus the free-form `data` dict: named
@@ -9,6 +9,25 @@ import { dataField, dict, text } from './inputs';
 // The dict keeps its key `data`, so Zaps made before named fields keep their values.
 
 export const VARIABLE_PREFIX = 'variable__';
+
+/**
+ * The opt-out of the core's refusal of a variable the design does not list (a typo such as
+ * `compeltedOn` would be printed on the certificate, and a run again skips what was issued).
+ * Shown with every free-form dict but where the design lists none (then nothing is refused).
+ */
+export const allowUnknownField: Field = {
+  key: 'allow_unknown_variables',
+  label: 'Send Variables the Design Does Not List',
+  type: 'boolean',
+  default: 'false',
+  helpText:
+    "With **False** (the default), a variable name the batch's design does not list (a typo such as `compeltedOn` for `completedOn`) fails the step before anything is sent, naming the closest variable; names match in any case (`Course` fills `course`). Choose **True** only if the design's list of variables is incomplete, or the service takes that data on purpose: such names are then sent as given.",
+};
+
+/** The step's "Send Variables the Design Does Not List": issueMany's `allowUnknownVariables`. */
+export function allowsUnknownVariables(inputData: Record<string, unknown>): boolean {
+  return flag(inputData[allowUnknownField.key]) === true;
+}
 
 type Field = PlainInputField;
 
@@ -47,16 +66,22 @@ function namedField(v: DesignVariable, options: VariableFieldsOptions): Field {
 
 /** The fields for a batch's variables, or the free-form dict with the reason it is shown. */
 export function variableFields(found: BatchVariables | { error: string } | { mapped: true } | { none: true }, options: VariableFieldsOptions): Field[] {
-  if ('mapped' in found) return [freeForm('The batch is mapped from an earlier step, so its design\'s variables cannot be listed here: enter them by name.', options)];
-  if ('none' in found) return [freeForm('Choose a batch to see its design\'s variables as fields.', options)];
-  if ('error' in found) return [freeForm(`The batch's variables could not be loaded (${found.error}): enter them by name.`, options)];
+  // Issuing refuses a name the design does not list (Update does not check names): the opt-out
+  // goes with every dict where the design may list variables, known here or read at run time.
+  const optOut = options.partial ? [] : [allowUnknownField];
+  if ('mapped' in found) return [freeForm('The batch is mapped from an earlier step, so its design\'s variables cannot be listed here: enter them by name.', options), ...optOut];
+  if ('none' in found) return [freeForm('Choose a batch to see its design\'s variables as fields.', options), ...optOut];
+  if ('error' in found) return [freeForm(`The batch's variables could not be loaded (${found.error}): enter them by name.`, options), ...optOut];
   if (found.source === 'none') return [freeForm('The batch\'s design lists no variables and its certificates use none yet: enter them by name.', options)];
+  const refuses = !options.partial && found.source === 'design';
   const other: Field = {
     ...dataField,
     label: 'Other Variables',
-    helpText: 'Variables the design does not list, by name. A named field above takes precedence over the same name here.',
+    helpText: refuses
+      ? 'More variables by name. A name the design does not list fails the step unless "Send Variables the Design Does Not List" is True. A named field above takes precedence over the same name here (in any case).'
+      : 'Variables not listed above, by name. A named field above takes precedence over the same name here (in any case).',
   };
-  return [...found.variables.map((v) => namedField(v, options)), other];
+  return [...found.variables.map((v) => namedField(v, options)), other, ...(refuses ? optOut : [])];
 }
 
 /** The dynamic input-field function: loads the chosen batch's variables (three reads, nothing issued). */
@@ -87,24 +112,27 @@ export function namedVariables(inputData: Record<string, unknown>): Record<strin
 
 /**
  * The certificate's `data`: the "Other Variables" dict (or JSON text) with the named fields
- * over it; undefined when neither gives anything. The core validates the values.
+ * over it; undefined when neither gives anything. The core validates the values. A dict key
+ * that is a named field's name in another case (`Course` beside `course`) gives way too: the
+ * core matches names in any case, and would refuse the two as filling one variable.
  */
 export function combinedData(inputData: Record<string, unknown>): Record<string, unknown> | string | undefined {
   const other = dict(inputData.data) as Record<string, unknown> | string | undefined;
   const named = namedVariables(inputData);
   if (!Object.keys(named).length) return other;
+  let given: unknown = other;
   if (typeof other === 'string') {
     // JSON text in the dict's place (mapped from a step): read so the named fields can go over it.
-    let parsed: unknown;
     try {
-      parsed = JSON.parse(other);
+      given = JSON.parse(other);
     } catch {
       return other; // the core refuses it, naming the field
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return other;
-    return { ...(parsed as Record<string, unknown>), ...named };
+    if (!given || typeof given !== 'object' || Array.isArray(given)) return other;
   }
-  return { ...(other ?? {}), ...named };
+  const namedKeys = new Set(Object.keys(named).map((k) => k.trim().toLowerCase()));
+  const rest = Object.entries((given ?? {}) as Record<string, unknown>).filter(([k]) => !namedKeys.has(k.trim().toLowerCase()));
+  return Object.assign(Object.create(null) as Record<string, unknown>, Object.fromEntries(rest), named);
 }
 
 /**

@@ -66,14 +66,23 @@ function readMappedVariables(context: IExecuteFunctions, itemIndex: number): IDa
 	return Object.keys(data).length ? data : undefined;
 }
 
+/** How a mapper column learned from the batch's certificates is labelled (the design lists no variables). */
+export const SEEN_IN_BATCH = ' (seen in this batch)';
+
 /**
  * The design's variables as the resource mapper saved them with the node (what the user saw),
  * for the core to check before any request; undefined unless "Map Design Variables" is used.
- * The service still checks against the design as it is now.
+ * Names seen in the batch stay `seen`: they are no list of what the design allows. The service
+ * still checks against the design as it is now.
  */
 export function mappedVariables(context: IExecuteFunctions, itemIndex: number): DesignVariable[] | undefined {
 	if (context.getNodeParameter('specifyData', itemIndex, 'fields') !== 'mapVariables') return undefined;
-	return mapperColumns(context, itemIndex).columns.map((c) => ({ name: c.id, label: c.displayName || c.id, required: c.required === true, source: 'design' as const }));
+	return mapperColumns(context, itemIndex).columns.map((c) => ({
+		name: c.id,
+		label: c.displayName || c.id,
+		required: c.required === true,
+		source: c.displayName?.endsWith(SEEN_IN_BATCH) ? ('seen' as const) : ('design' as const),
+	}));
 }
 
 /** Return All / Limit as the number of items to collect (undefined = all). */

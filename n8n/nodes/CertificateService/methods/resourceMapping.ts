@@ -1,6 +1,7 @@
 import type { ILoadOptionsFunctions, ResourceMapperField, ResourceMapperFields } from 'n8n-workflow';
 
 import { withClient } from '../../shared/client';
+import { SEEN_IN_BATCH } from '../helpers/params';
 
 const OTHER_WAYS = 'Choose "Using Fields Below" or "Using JSON" under Data to enter them by name.';
 
@@ -25,7 +26,7 @@ export async function getVariableColumns(this: ILoadOptionsFunctions): Promise<R
 		}
 		const fields: ResourceMapperField[] = variables.map((v) => ({
 			id: v.name,
-			displayName: v.source === 'seen' ? `${v.label} (seen in this batch)` : v.label,
+			displayName: v.source === 'seen' ? `${v.label}${SEEN_IN_BATCH}` : v.label,
 			required: issuing && v.required,
 			defaultMatch: false,
 			canBeUsedToMatch: false,

@@ -1,5 +1,6 @@
 import { z } from 'zod/v4';
-import { fileInFlightMarkers, outcomeReport, type IssueItem, type IssuePreview, type OutcomeReport } from '@certificate-service/sdk';
+import { fileInFlightMarkers, hostHint, outcomeReport, type CertificateServiceError, type IssueItem, type IssuePreview, type OutcomeReport } from '@certificate-service/sdk';
+import { MCP_WORDS } from '../answers';
 import { defineTool } from '../tool';
 import { confirmable, confirmationToken, object } from './views';
 
@@ -14,6 +15,12 @@ function errorGroups(report: OutcomeReport, items: IssueItem[]) {
     .map((p) => ({ kind: p.kind, code: p.code, count: p.items.length, message: p.message, emails: p.items.slice(0, 3).map((i) => String(items[i]?.email ?? '')), ...(p.outcomeUnknown ? { outcomeUnknown: true as const } : {}) }));
 }
 
+/** What to do about a data key the design does not list, once, when some recipient was refused for one. */
+function unknownKeysHint(outcomes: ReadonlyArray<{ kind: string; error?: CertificateServiceError }>): { hint: string } | undefined {
+  const refused = outcomes.find((o) => o.kind === 'invalid' && o.error?.hintTopic === 'unknown-variable');
+  return refused?.error ? { hint: hostHint(refused.error, MCP_WORDS) } : undefined;
+}
+
 function previewSummary(preview: IssuePreview, items: IssueItem[]) {
   const count = (...kinds: string[]) => preview.outcomes.filter((o) => kinds.includes(o.kind)).length;
   const refused = preview.outcomes.flatMap((o, i) => (o.kind === 'invalid' || o.kind === 'unreadBatch' ? [{ index: i, email: String(items[i]?.email ?? ''), code: o.error.code, message: o.error.message }] : []));
@@ -23,6 +30,7 @@ function previewSummary(preview: IssuePreview, items: IssueItem[]) {
     invalid: refused.length,
     issueCalls: preview.calls,
     ...(refused.length ? { firstInvalid: refused.slice(0, SHOWN_ERRORS) } : {}),
+    ...unknownKeysHint(preview.outcomes),
   };
 }
 
@@ -31,7 +39,7 @@ export default defineTool({
   title: 'Issue certificates',
   description:
     'Issues a certificate to each recipient into one batch, 100 per bulk call. Skips emails already in the batch or repeated, so the same call again after a failure or timeout issues only what is missing, never twice. ' +
-    'Checks data against the required variables (get_batch) first. 1 quota unit each. send: true emails them too. Asks first with send or above the threshold.',
+    'Checks data against the design (get_batch) first. 1 quota unit each. send: true emails too. Asks first with send or above the threshold.',
   input: {
     batchId: z.string().min(1),
     recipients: z
@@ -47,6 +55,8 @@ export default defineTool({
     data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Shared by all; a recipient\'s own wins.'),
     send: z.boolean().default(false),
     skipExisting: z.boolean().default(true).describe('false issues existing emails again.'),
+    // Undescribed (the tool list is at its size budget): an answer refusing such a key says when to use it (unknownKeysHint).
+    allowUnknownVariables: z.boolean().optional(),
     dryRun: z.boolean().default(false).describe('Only say what would happen.'),
     confirmationToken,
   },
@@ -63,11 +73,11 @@ export default defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run(args, { client, confirm, confirmAbove, signal, progress, log }) {
-    const { batchId, recipients, data, send, skipExisting, dryRun } = args;
+    const { batchId, recipients, data, send, skipExisting, dryRun, allowUnknownVariables } = args;
     const items: IssueItem[] = recipients.map((r) => ({ batchId, name: r.name, email: r.email, ...(r.data ? { data: r.data } : {}), ...(send ? { send: true } : {}) }));
-    // The core's issue plan checks the design's required variables by default, in the preview and
-    // the issue alike, before any write.
-    const options = { skipExisting, data };
+    // The core's issue plan checks the design's variables by default (a key it does not list, a
+    // required one left empty), in the preview and the issue alike, before any write.
+    const options = { skipExisting, data, allowUnknownVariables };
 
     let nothingToIssue = false;
     if (dryRun || send || items.length > confirmAbove) {
@@ -87,8 +97,7 @@ export default defineTool({
     // The design check is the core's default (it reads the design again at issue time, as
     // skip-existing reads the batch again); the preview's variables are not reused.
     const outcomes = await client.issueMany(items, {
-      skipExisting,
-      data,
+      ...options,
       // Emails another server process or certsvc on this machine has in flight (a per-call client
       // whose server was killed mid-call) are waited for, not issued again: markers in the state folder.
       inFlight: fileInFlightMarkers(),
@@ -107,6 +116,7 @@ export default defineTool({
       issued: issued.slice(0, SHOWN_IDS),
       ...(issued.length > SHOWN_IDS ? { moreIssued: issued.length - SHOWN_IDS } : {}),
       errors: errorGroups(report, items),
+      ...unknownKeysHint(outcomes),
       ...(nothingToIssue ? { note: 'Nothing to issue: every recipient was skipped or refused; nothing was written.' } : {}),
       ...(counts.unknown ? { next: 'Some outcomes are unknown (sent, no readable answer). Call issue_certificates again with the same list: skip-existing issues only what is missing.' } : {}),
       ...(signal.aborted ? { cancelled: true } : {}),

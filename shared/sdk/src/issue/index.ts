@@ -49,6 +49,16 @@ export interface IssueManyOptions {
    * read). `false`: no check here, which saves those reads per batch; the service still checks.
    */
   variables?: 'design' | false | ReadonlyMap<string, ReadonlyArray<DesignVariable>>;
+  /**
+   * With the design check, each `data` key (the item's and the shared one) fills the design's
+   * variable of the same name after trimming, in any case, and is sent as the design spells it
+   * (`Course` fills `course`). A key the design does not list makes the item `invalid`, naming the
+   * key and the closest variable; a key that matches two variables, or two keys that fill one,
+   * too. true: a key the design does not list is sent as given (the design's list is known to be
+   * incomplete, or the service takes extra data on purpose). A design that lists no variables
+   * (or only names seen in the batch), and `variables: false`, refuse no key. Default: false.
+   */
+  allowUnknownVariables?: boolean;
   /** Once the calls are planned and after each call: items with an outcome so far, of `total`. */
   onProgress?: (done: number, total: number) => void;
   /** Before each call: the input indexes it carries (they are "in flight" until it settles). */
@@ -76,7 +86,7 @@ async function planIssue(api: Api, items: readonly IssueItem[], options: IssueMa
   const skipExisting = options.skipExisting !== false;
   let itemPlan = planItems(items, options.data);
   const held = options.variables instanceof Map ? byTrimmedId(options.variables) : undefined;
-  const callOptions = { skipExisting, stopOnInvalid: options.stopOnInvalid, bulk: options.bulk, variables: held };
+  const callOptions = { skipExisting, stopOnInvalid: options.stopOnInvalid, bulk: options.bulk, variables: held, allowUnknownVariables: options.allowUnknownVariables };
   // An invalid item with stopOnInvalid: nothing will be sent, so nothing is read either.
   if (options.stopOnInvalid && itemPlan.invalid.size > 0) return { total: itemPlan.total, plan: planCalls(itemPlan, noReads(), { ...callOptions, skipExisting: false }) };
   // Before the reads: the emails other runs hold are waited for, so what they issue is read (or skipped).

@@ -2,6 +2,7 @@ import { CertificateServiceError, validationError } from '../errors';
 import type { IssueInput, Recipient } from '../types';
 import { MAX_BULK, normaliseData, requireString, validateIssue } from '../validation';
 import { checkRequiredVariables, type DesignVariable } from '../variables';
+import { matchVariableNames, variableNames } from '../variable-names';
 import { emailKey } from '../client/recipients';
 import { notSent, type IssueOutcome } from './outcome';
 
@@ -32,6 +33,8 @@ export interface PlannedItem {
   recipient: ValidRecipient;
   /** The email as the service compares it: trimmed and lower-cased. */
   emailKey: string;
+  /** The item's own `data`, before the shared one is merged in (matched to the design's names on its own). */
+  ownData: Record<string, string>;
 }
 
 export interface ItemPlan {
@@ -42,6 +45,8 @@ export interface ItemPlan {
   invalid: Map<number, Extract<IssueOutcome, { kind: 'invalid' }>>;
   /** The batches of the valid items, each once, in the order first seen. */
   batchIds: string[];
+  /** The shared `data`, checked. */
+  sharedData: Record<string, string>;
 }
 
 /** `shared` under `own`, key by key, in a map with no prototype (a variable may be called `__proto__`). */
@@ -56,14 +61,15 @@ function mergeData(shared: Record<string, string>, own: Record<string, string>):
 export function planItems(items: readonly IssueItem[], sharedData?: Record<string, unknown> | string): ItemPlan {
   if (!Array.isArray(items)) throw validationError('items', 'must be a list of recipients');
   const shared = normaliseData(sharedData, 'data');
-  const plan: ItemPlan = { total: items.length, items: [], invalid: new Map(), batchIds: [] };
+  const plan: ItemPlan = { total: items.length, items: [], invalid: new Map(), batchIds: [], sharedData: shared };
   items.forEach((item, index) => {
     try {
       if (!item || typeof item !== 'object') throw validationError('recipient', 'must be an object with batchId, name and email');
       const batchId = requireString(item.batchId, 'batchId');
       const valid = validateIssue({ ...item, data: undefined });
-      const recipient = { ...valid, data: mergeData(shared, normaliseData(item.data, 'data')) };
-      plan.items.push({ index, batchId, send: item.send, recipient, emailKey: emailKey(recipient.email) });
+      const ownData = normaliseData(item.data, 'data');
+      const recipient = { ...valid, data: mergeData(shared, ownData) };
+      plan.items.push({ index, batchId, send: item.send, recipient, emailKey: emailKey(recipient.email), ownData });
       if (!plan.batchIds.includes(batchId)) plan.batchIds.push(batchId);
     } catch (error) {
       if (!(error instanceof CertificateServiceError)) throw error;
@@ -112,6 +118,8 @@ export interface CallPlanOptions {
   bulk?: boolean;
   /** Variables passed in by the host, by batch id (those read by the core are in `reads`). */
   variables?: ReadonlyMap<string, ReadonlyArray<DesignVariable>>;
+  /** Send data keys the design does not list as given, instead of refusing the item. */
+  allowUnknownVariables?: boolean;
 }
 
 const READ_PURPOSE = { 'skip-existing': 'to skip the certificates it already has', variables: "to check its design's variables" };
@@ -127,27 +135,56 @@ function unreadBatch(item: PlannedItem, failure: ReadFailure): IssueOutcome {
   return { kind: 'unreadBatch', ok: false, error, batchId: item.batchId };
 }
 
+/**
+ * A batch's design check, worked out once per batch: each item as it goes on the wire, its data
+ * and the shared data each keyed as the design spells its variables (variable-names.ts), merged
+ * (its own over the shared), then the required ones checked. Throws the item's VALIDATION_ERROR.
+ */
+function designCheck(variables: ReadonlyArray<DesignVariable>, sharedData: Record<string, string>, allowUnknown: boolean): (item: PlannedItem) => PlannedItem {
+  const known = variableNames(variables);
+  let shared: Record<string, string> | CertificateServiceError = sharedData;
+  try {
+    if (known) shared = matchVariableNames(sharedData, known, { allowUnknown });
+  } catch (error) {
+    if (!(error instanceof CertificateServiceError)) throw error;
+    shared = error; // a bad shared key is every item's error
+  }
+  const hasShared = Object.keys(sharedData).length > 0;
+  return (item) => {
+    if (shared instanceof CertificateServiceError) throw shared;
+    const own = known ? matchVariableNames(item.ownData, known, { allowUnknown }) : undefined;
+    const data = own ? (hasShared ? mergeData(shared, own) : own) : item.recipient.data;
+    checkRequiredVariables(variables, data);
+    return data === item.recipient.data ? item : { ...item, recipient: { ...item.recipient, data } };
+  };
+}
 
 /**
  * Step 3, once the reads are in: what becomes of each valid item without sending (a failed read,
- * a required variable left empty, already in the batch, a repeat), and the calls for the rest,
- * grouped per batch and send flag in input order, at most 100 each. With `stopOnInvalid`, one
- * invalid item holds every other back.
+ * a data key the design does not list, a required variable left empty, already in the batch, a
+ * repeat), and the calls for the rest, grouped per batch and send flag in input order, at most
+ * 100 each. With `stopOnInvalid`, one invalid item holds every other back.
  */
 export function planCalls(plan: ItemPlan, reads: BatchReads, options: CallPlanOptions): CallPlan {
   const decided = new Map<number, IssueOutcome>(plan.invalid);
   const toSend: PlannedItem[] = [];
   const repeats: Array<[number, number]> = [];
   const firstOfEmail = new Map<string, number>();
-  for (const item of plan.items) {
-    const failedRead = reads.failed.get(item.batchId);
+  const checks = new Map<string, ReturnType<typeof designCheck>>();
+  for (const planned of plan.items) {
+    const failedRead = reads.failed.get(planned.batchId);
     if (failedRead) {
-      decided.set(item.index, unreadBatch(item, failedRead));
+      decided.set(planned.index, unreadBatch(planned, failedRead));
       continue;
     }
-    const variables = options.variables?.get(item.batchId) ?? reads.variables.get(item.batchId);
+    const variables = options.variables?.get(planned.batchId) ?? reads.variables.get(planned.batchId);
+    let item = planned;
     try {
-      if (variables) checkRequiredVariables(variables, item.recipient.data);
+      if (variables) {
+        let check = checks.get(planned.batchId);
+        if (!check) checks.set(planned.batchId, (check = designCheck(variables, plan.sharedData, options.allowUnknownVariables === true)));
+        item = check(planned);
+      }
     } catch (error) {
       if (!(error instanceof CertificateServiceError)) throw error;
       decided.set(item.index, { kind: 'invalid', ok: false, error });

@@ -46,6 +46,14 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
+				displayName: 'Allow Unknown Variables',
+				name: 'allowUnknownVariables',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether to send a variable the batch's design does not list, as given. Off: such an item fails before anything is sent, naming the design's closest variable (a typo would otherwise be printed on the certificate). Turn on only when the design's list is incomplete or the service takes that data on purpose. It applies to the whole run: an expression here is read for the first item.",
+			},
+			{
 				displayName: 'Batch Requests',
 				name: 'batchRequests',
 				type: 'boolean',
@@ -84,12 +92,17 @@ function readRequest(context: IExecuteFunctions, itemIndex: number): IssueReques
 }
 
 /**
- * "Skip Emails Already Issued" and "Batch Requests" decide how the whole run is sent (one read
- * of each batch; bulk calls across items), so they are read once, from the first item.
+ * "Skip Emails Already Issued", "Batch Requests" and "Allow Unknown Variables" decide how the
+ * whole run is sent (one read of each batch; bulk calls across items), so they are read once,
+ * from the first item.
  */
-function runSettings(context: IExecuteFunctions): { skipExisting: boolean; bulk: boolean } {
-	const options = context.getNodeParameter('options', 0, {}) as { batchRequests?: boolean };
-	return { skipExisting: context.getNodeParameter('skipExisting', 0, true) as boolean, bulk: options.batchRequests !== false };
+function runSettings(context: IExecuteFunctions): { skipExisting: boolean; bulk: boolean; allowUnknownVariables: boolean } {
+	const options = context.getNodeParameter('options', 0, {}) as { batchRequests?: boolean; allowUnknownVariables?: boolean };
+	return {
+		skipExisting: context.getNodeParameter('skipExisting', 0, true) as boolean,
+		bulk: options.batchRequests !== false,
+		allowUnknownVariables: options.allowUnknownVariables === true,
+	};
 }
 
 /**
@@ -132,7 +145,8 @@ function itemRun(outcome: IssueOutcome, simplify: boolean): ItemRun {
 }
 
 /**
- * Issues one certificate per input item (one quota unit each) through the core's issue plan:
+ * Issues one certificate per input item (one quota unit each) through the core's issue plan
+ * (which refuses a variable the design does not list, unless "Allow Unknown Variables"):
  * with "Batch Requests", grouped per batch into bulk calls of at most 100, in input order; with
  * "Skip Emails Already Issued", each batch is read once first and emails already there are
  * skipped. An issue call is never repeated after an unknown outcome (the API has no idempotency key).
@@ -141,12 +155,12 @@ export async function execute(
 	this: IExecuteFunctions,
 	client: CertificateServiceClient,
 ): Promise<INodeExecutionData[]> {
-	const { skipExisting, bulk } = runSettings(this);
+	const { skipExisting, bulk, allowUnknownVariables } = runSettings(this);
 	const run = readItems(this, (itemIndex) => readRequest(this, itemIndex));
 	const stop = !run.continueOnFail;
 	const outcomes = await client.issueMany(
 		run.requests.map((r) => r.item),
-		{ skipExisting, bulk, stopOnInvalid: stop, stopOnError: stop, variables: variablesByBatch(run.requests) },
+		{ skipExisting, bulk, allowUnknownVariables, stopOnInvalid: stop, stopOnError: stop, variables: variablesByBatch(run.requests) },
 	);
 	return run.output(
 		outcomes.map((o, k) => itemRun(o, run.requests[k].simplify)),
