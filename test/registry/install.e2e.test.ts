@@ -168,7 +168,7 @@ test("`npm install @certificate-service/sdk` (the SDK's README), then its issue 
 
 test('`npx -p @certificate-service/cli certsvc …` (the CLI README, docs/subscriptions.md) against a sandbox', async () => {
   const ws = sandbox.controls.createWorkspace();
-  const { id } = await (await fetch(`${sandbox.baseUrl}/subscriptions`, {
+  const { id } = await (await fetch(`${sandbox.baseUrl}/webhooks/subscriptions`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${ws.apiKey}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ url: 'https://hooks.example.com/certsvc', events: ['certificate.issued'] }),
@@ -198,7 +198,8 @@ test('`npm install --save-dev @certificate-service/sandbox @certificate-service/
 /** The MCP client configurations of shared/mcp/README.md: the command and arguments each gives. */
 function mcpLaunches(): Array<{ command: string; args: string[] }> {
   const configs = fences('shared/mcp/README.md').filter((f) => f.key === 'shared/mcp/README.md › Configure your client' && f.lang === 'json').map((f) => JSON.parse(f.text));
-  return configs.map((c) => (c.mcpServers ?? c.servers)['certificate-service']);
+  const launches: Array<{ command: string; args: string[] }> = configs.map((c) => (c.mcpServers ?? c.servers)['certificate-service']);
+  return launches.filter((l) => l.command !== 'node'); // the last one runs a clone's build
 }
 
 /** Starts an MCP server over stdio with the official client, and checks it answers. */
