@@ -213,7 +213,8 @@ async function expectMcpAnswers(command: string, args: string[], cwd: string, ho
   transport.stderr?.on('data', (c: Buffer) => (stderr += c));
   const client = new Client({ name: 'registry-test', version: '1' });
   try {
-    await client.connect(transport);
+    // `npx -y` installs the server and its dependencies first: minutes on a busy machine, not the default 60 s.
+    await client.connect(transport, { timeout: 300_000 });
     expect(client.getServerVersion()?.name).toBeTruthy();
     expect((await client.listTools()).tools).toHaveLength(16);
     const batch = (await client.callTool({ name: 'create_batch', arguments: { title: 'From the registry', designId: 'design_classic' } })).structuredContent as { batch: { id: string } };
