@@ -61,7 +61,9 @@ describe('as any user', () => {
     expect(privatePath(file, 'file')!.isFile()).toBe(true); // readable is fine for a marker
     expect(() => privatePath(file, 'secret')).toThrow(`${file} can be read or written by other users (mode 644): chmod 600 ${file}`);
     // A shared folder such as /tmp cannot be closed with chmod: the way out is a folder of one's own.
-    expect(() => privatePath(os.tmpdir(), 'folder')).toThrow(`${fs.realpathSync(os.tmpdir())} is a shared folder (mode 1777): other users can put files in it: set CERTSVC_STATE_DIR to a folder of your own.`);
+    const shared = fresh();
+    fs.chmodSync(shared, 0o1777);
+    expect(() => privatePath(shared, 'folder')).toThrow(`${shared} is a shared folder (mode 1777): other users can put files in it: set CERTSVC_STATE_DIR to a folder of your own.`);
   });
 
   test('inside a folder others can write, it is refused (they could swap it); with the sticky bit, as /tmp, it is not', () => {

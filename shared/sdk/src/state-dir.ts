@@ -21,7 +21,7 @@ export type PrivateKind = 'folder' | 'file' | 'secret';
 export interface PrivatePathOptions {
   /** The setting the path comes from, named by the error (default `CERTSVC_STATE_DIR`). */
   field?: string;
-  /** The way out the error ends with (default: set CERTSVC_STATE_DIR to a folder of your own). */
+  /** The way out the error ends with, starting "or " (default: or set CERTSVC_STATE_DIR to a folder of your own). */
   instead?: string;
   /** A missing folder is made, 0700 (default true); false: a missing folder is undefined, as a missing file is. */
   create?: boolean;

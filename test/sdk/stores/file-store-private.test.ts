@@ -95,7 +95,7 @@ describeWithOtherUser('with a second local user', () => {
     expect(() => fileStore(inTheirs)).toThrow(`Invalid "path": ${theirs} belongs to another user (uid ${other.uid})`);
   });
 
-  test('a -wal of theirs beside our store (SQLite would replay its pages into ours): refused', () => {
+  test('a -wal of theirs beside our store (SQLite would write our pages into their file): refused', () => {
     const dir = ours(false);
     const file = path.join(dir, 'claims.db');
     fileStore(file).close();
