@@ -16,8 +16,8 @@
 //
 // Our package is loaded the way a user installs it: a copy of n8n/package.json + n8n/dist
 // in a folder outside the repo, named by N8N_CUSTOM_EXTENSIONS, so `require('n8n-workflow')`
-// resolves to n8n's own copy (n8n puts its module paths on NODE_PATH). The floor trigger has a
-// folder of its own, named there too (n8n splits the variable on ';').
+// resolves to n8n's own copy (n8n puts its module paths on NODE_PATH). The floor trigger is built
+// into a folder of its own beside it (floor-trigger/package.ts says why not a second one).
 import fs from 'node:fs';
 import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
 import { createClient } from '@certificate-service/sdk';
@@ -25,7 +25,7 @@ import { ensureN8nInstalled, newExecutions, startN8n, type N8nInstance } from '.
 import { copyPackageToExtensionsDir, PACKAGE_DIR } from '../e2e/n8n/package-setup';
 import { chain, triggerWorkflow, verifyWorkflow, webhookNode } from '../e2e/n8n/workflows';
 import { createSandbox } from '@certificate-service/sandbox';
-import { FLOOR_TRIGGER, floorTriggerExtensionsDir } from './floor-trigger/package';
+import { addFloorTrigger, FLOOR_TRIGGER } from './floor-trigger/package';
 import { until } from '../support/until';
 import { pool } from './common';
 import { median, round, type Row } from './measure';
@@ -78,13 +78,13 @@ interface Measured {
 async function measure(perRound: number, rounds: number, concurrency: number, env: Record<string, string>, log: (line: string) => void): Promise<Measured> {
   ensureN8nInstalled({ quiet: true });
   const ext = copyPackageToExtensionsDir(PACKAGE_DIR);
-  const floorExt = floorTriggerExtensionsDir();
+  addFloorTrigger(ext);
   const sb = await createSandbox({ rateLimit: false, timeScale: 0.0001 });
   let n8n: N8nInstance | undefined;
   try {
     const ws = sb.controls.createWorkspace({ quota: 100 });
     log('starting n8n …');
-    n8n = await startN8n({ customExtensionsDir: `${ext};${floorExt}`, env });
+    n8n = await startN8n({ customExtensionsDir: ext, env });
     const credential = { id: (await n8n.createCredential('certificateServiceApi', 'Certificate Service (sandbox)', { apiKey: ws.apiKey, baseUrl: sb.url })).id, name: 'Certificate Service (sandbox)' };
 
     // typeVersion 2: what new nodes get.
@@ -223,7 +223,6 @@ async function measure(perRound: number, rounds: number, concurrency: number, en
     await n8n?.stop();
     await sb.close();
     fs.rmSync(ext, { recursive: true, force: true });
-    fs.rmSync(floorExt, { recursive: true, force: true });
   }
 }
 
