@@ -145,7 +145,7 @@ it("when n8n's store fails otherwise (a database error), the delivery is still o
 	const logs: string[] = [];
 	const failing = { processedFails: 'Connection terminated unexpectedly', logs };
 	expect((await run([webhookItem('whe_1')], failing)).out.map((o) => o.json.id)).toEqual(['whe_1']);
-	expect(logs).toEqual([expect.stringMatching(/^Certificate Service Verify: n8n's deduplication store failed; rec_1 runs/)]);
+	expect(logs).toEqual([expect.stringMatching(/^Certificate Service Verify: could not record rec_1 in n8n's deduplication store; it runs/)]);
 	expect((await run([webhookItem('whe_1')], failing)).out).toEqual([]);
 });
 

@@ -88,16 +88,16 @@ function storeFor(context: IExecuteFunctions, recordInN8n: boolean): DeliverySto
 				return 'done';
 			}
 			if (recorded === 'unknown') {
-				// n8n's store failed twice. The Webhook node has already answered 200, so dropping
-				// the delivery would lose it for good: it runs (at least once), and this process's
-				// memory still drops later copies.
-				context.logger.warn(`Certificate Service Verify: n8n's deduplication store failed; ${id} runs, a copy on another worker may run too.`);
+				// n8n's store failed, or never held the claim long enough to tell. The Webhook node
+				// has already answered 200, so dropping the delivery would lose it for good: it runs
+				// (at least once), and this process's memory still drops later copies.
+				context.logger.warn(`Certificate Service Verify: could not record ${id} in n8n's deduplication store; it runs, and a copy on another worker may run too.`);
 			}
 			return 'taken';
 		},
 		settle: (id, ok, at) => memory.settle(id, ok, at),
 		// Only this process's memory keeps a failure's time: n8n's store keeps keys. A later bounce
-		// whose first failure ran in another process is a duplicate (never twice).
+		// whose first failure ran on another worker is a duplicate there (never twice, but not run).
 		doneAt: (id) => memory.doneAt?.(id),
 	};
 }
