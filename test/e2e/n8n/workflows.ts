@@ -88,10 +88,13 @@ export function webhookNode(path: string, options: { rawBody?: boolean } = {}): 
   };
 }
 
-/** Webhook (Raw Body) → Certificate Service: Delivery → Verify, the high-volume path of n8n/README.md. */
-export function verifyWorkflow(name: string, path: string, signingSecret: string, credential: Credential): WorkflowJson {
+/**
+ * Webhook (Raw Body) → Certificate Service: Delivery → Verify, the high-volume path of n8n/README.md;
+ * Verify's options as saved (none added: `{}`, the defaults).
+ */
+export function verifyWorkflow(name: string, path: string, signingSecret: string, credential: Credential, options: Record<string, unknown> = {}): WorkflowJson {
   const webhook = webhookNode(path, { rawBody: true });
-  const verify = actionNode('Verify', { resource: 'delivery', operation: 'verify', signingSecret, rawBodyProperty: 'data', options: {} }, credential, 200);
+  const verify = actionNode('Verify', { resource: 'delivery', operation: 'verify', signingSecret, rawBodyProperty: 'data', options }, credential, 200);
   return { name, nodes: [webhook, verify], connections: chain(webhook, verify) };
 }
 
