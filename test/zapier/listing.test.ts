@@ -48,7 +48,7 @@ describe('CHANGELOG.md', () => {
     for (const m of appMetadata) {
       expect({ ...m, exists: m.action_key in kinds[m.action_type] }).toEqual({ ...m, exists: true });
     }
-    expect(new Set(appMetadata.map((m) => m.app_change_type))).toEqual(new Set(['FEATURE_UPDATE', 'BUGFIX']));
+    for (const m of appMetadata) expect(['FEATURE_UPDATE', 'BUGFIX']).toContain(m.app_change_type);
   });
 
   it('the CLI would not find a version that has no section', async () => {
