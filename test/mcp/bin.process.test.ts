@@ -11,7 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ConfirmationTokens, serviceIdentity } from '@certificate-service/mcp';
+import { serviceFingerprint } from '@certificate-service/sdk';
+import { ConfirmationTokens, TOOLS } from '@certificate-service/mcp';
 import { MCP, ensureBuilt } from '../support/built';
 import { API_KEY as KEY } from '../support/service';
 import { startStub, type Stub } from './stub';
@@ -149,7 +150,7 @@ test('stdio still stops when its stdin closes', async () => {
   expect(code).toBe(0);
 });
 
-const binding = { tool: 'delete_certificate', args: { certificateId: 'CERT-1' }, target: ['b1', 'rec_1'], service: serviceIdentity('https://api.example/api/v1', 'sk_live_a') };
+const binding = { tool: 'delete_certificate', args: { certificateId: 'CERT-1' }, target: ['b1', 'rec_1'], service: serviceFingerprint('https://api.example/api/v1', 'sk_live_a') };
 
 test('two processes racing to redeem one token: exactly one wins', async () => {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-race-')), 'mcp', 'confirmations');
@@ -180,7 +181,7 @@ test('stdio, a 2026-07-28 client (the SDK v2 client pinned to it): tools listed,
     await client.connect(new V2Stdio({ command: process.execPath, args: [MCP], env, stderr: 'pipe' }));
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-      expect((await client.listTools()).tools).toHaveLength(16);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
       const result = await client.callTool({ name: 'archive_batch', arguments: { batchId: 'b1' } });
       expect(asked).toHaveLength(1);
       return data(result);

@@ -4,11 +4,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfirmationTokens, confirmationsDir, serviceIdentity, stateDir, CONFIRMATION_TTL_MS } from '@certificate-service/mcp';
+import { serviceFingerprint } from '@certificate-service/sdk';
+import { ConfirmationTokens, confirmationsDir, stateDir, CONFIRMATION_TTL_MS } from '@certificate-service/mcp';
 import { describeWithOtherUser, otherUser, sharedFolder } from '../support/other-user';
 
 const fresh = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'certsvc-confirm-')), 'mcp', 'confirmations');
-const binding = { tool: 'delete_certificate', args: { certificateId: 'CERT-1', confirmationToken: 'ignored' }, target: ['b1', 'rec_1'], service: serviceIdentity('https://api.example/api/v1', 'sk_live_a') };
+const binding = { tool: 'delete_certificate', args: { certificateId: 'CERT-1', confirmationToken: 'ignored' }, target: ['b1', 'rec_1'], service: serviceFingerprint('https://api.example/api/v1', 'sk_live_a') };
 
 test('the state folder: CERTSVC_STATE_DIR, else XDG_STATE_HOME/certsvc, else ~/.local/state/certsvc; confirmations under mcp/', () => {
   expect(stateDir({ CERTSVC_STATE_DIR: '/s', XDG_STATE_HOME: '/x' })).toBe('/s');
@@ -25,8 +26,8 @@ test('another tool, service, target or arguments, expiry, forgery and tampering 
   expect(expiresAt).toBe(new Date(1_000_000 + CONFIRMATION_TTL_MS).toISOString());
   expect(token).not.toContain('sk_live_a');
   expect(tokens.redeem(token, { ...binding, tool: 'send_certificate' })).toBe('tool');
-  expect(tokens.redeem(token, { ...binding, service: serviceIdentity('https://api.example/api/v1', 'sk_live_b') })).toBe('service');
-  expect(tokens.redeem(token, { ...binding, service: serviceIdentity('https://staging.example/api/v1', 'sk_live_a') })).toBe('service');
+  expect(tokens.redeem(token, { ...binding, service: serviceFingerprint('https://api.example/api/v1', 'sk_live_b') })).toBe('service');
+  expect(tokens.redeem(token, { ...binding, service: serviceFingerprint('https://staging.example/api/v1', 'sk_live_a') })).toBe('service');
   expect(tokens.redeem(token, { ...binding, target: ['b1', 'rec_2'] })).toBe('target');
   expect(tokens.redeem(token, { ...binding, args: { certificateId: 'CERT-2' } })).toBe('arguments');
   expect(tokens.redeem('ct2.nonsense', binding)).toBe('forged');

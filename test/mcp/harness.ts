@@ -6,7 +6,7 @@ import type { Sandbox } from '@certificate-service/sandbox';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfirmationTokens, createServer, type ServerOptions } from '@certificate-service/mcp';
+import { ConfirmationTokens, createServer, TOOLS, type ExampleTargets, type ServerOptions } from '@certificate-service/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -84,3 +84,33 @@ export function writes(sb: Sandbox): Record<string, number> {
 export const writeCount = (sb: Sandbox): number => Object.values(writes(sb)).reduce((a, b) => a + b, 0);
 
 export const recipients = (n: number, domain = 'example.com') => Array.from({ length: n }, (_, i) => ({ name: `Learner ${i}`, email: `learner${i}@${domain}`, data: { course: 'Math' } }));
+
+/** What the tools' examples act on, made in the sandbox: a new batch, certificate or subscription for each. */
+export function sandboxTargets(client: CertificateServiceClient): ExampleTargets {
+  const batch = async () => (await client.createBatch({ title: 'Example', designId: 'design_classic' })).id;
+  return {
+    batch,
+    archivedBatch: async () => (await client.archiveBatch(await batch())).id,
+    design: async () => 'design_classic',
+    certificate: async () => {
+      const r = await client.issueCertificate(await batch(), { name: 'Ada Lovelace', email: 'ada@example.com' });
+      return { certificateId: r.certificateId, batchId: r.batchId, recipientId: r.id, email: r.email };
+    },
+    subscription: async () => (await client.createSubscription({ url: 'http://127.0.0.1:9/hook', events: ['certificate.issued'] })).id,
+  };
+}
+
+/** Each tool's own example arguments (its definition's `example`), by tool name. */
+export async function examples(on: ExampleTargets): Promise<Record<string, Record<string, unknown>>> {
+  return Object.fromEntries(await Promise.all(TOOLS.map(async (t) => [t.name, await t.example(on)] as const)));
+}
+
+/**
+ * The tools/list budget, per tool: a model pays for every character of the list on every turn.
+ * issue_certificates carries the recipients' schema and its options, hence its own bound.
+ */
+export const TOOL_BUDGET = (name: string): number => (name === 'issue_certificates' ? 2_100 : 1_000);
+/** The whole default list (either era's result): the per-tool entries plus the result's own fields, with room for about two more tools. */
+export const LIST_BUDGET = 14_000;
+/** Tools over their budget, with their size (an empty list when all fit). */
+export const overBudget = (tools: ReadonlyArray<{ name: string }>) => tools.map((t) => ({ name: t.name, size: JSON.stringify(t).length })).filter((t) => t.size > TOOL_BUDGET(t.name));

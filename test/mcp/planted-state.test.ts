@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createClient } from '@certificate-service/sdk';
-import { ConfirmationTokens, serviceIdentity } from '@certificate-service/mcp';
+import { createClient, serviceFingerprint } from '@certificate-service/sdk';
+import { ConfirmationTokens } from '@certificate-service/mcp';
 import { connect } from './harness';
 import { startStub, type Stub } from './stub';
 import { describeWithOtherUser, otherUser, sharedFolder } from '../support/other-user';
@@ -24,7 +24,7 @@ describeWithOtherUser('a state folder another local user planted', () => {
     const state = path.join(shared.path, 'certsvc');
     const dir = path.join(state, 'mcp', 'confirmations');
     // They run the server first, with the same state folder, and seal a token for our call.
-    const theirToken = other.as(() => new ConfirmationTokens(dir).issue({ ...archive, service: serviceIdentity(client().baseUrl, undefined) }).token);
+    const theirToken = other.as(() => new ConfirmationTokens(dir).issue({ ...archive, service: serviceFingerprint(client().baseUrl, undefined) }).token);
     const mcp = await connect({ client: client(), tokens: new ConfirmationTokens(dir) });
     try {
       for (const args of [{ batchId: 'b1', confirmationToken: theirToken }, { batchId: 'b1' }]) {

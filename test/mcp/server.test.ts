@@ -38,7 +38,7 @@ afterEach(async () => {
 const track = <T extends { h: Harness }>(s: T): T => (open.push(s.h), s);
 
 describe('tools/list', () => {
-  test('16 tools, at most 20, each described and annotated with all four hints', async () => {
+  test('every tool of the list, at most 20, each described and annotated with all four hints', async () => {
     const { h } = track(await setup());
     const { tools } = await h.client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));

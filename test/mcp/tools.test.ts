@@ -1,4 +1,4 @@
-// The tool list: its size (both budgets), the snapshot in the repository, an output schema on
+// The tool list: its size (per tool and in all), the snapshot in the repository, an output schema on
 // every tool that each answer meets (checked with ajv, a real JSON Schema validator), and the
 // four annotations checked against the HTTP methods each tool sends to the service.
 import fs from 'node:fs';
@@ -6,7 +6,7 @@ import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { TOOLS } from '@certificate-service/mcp';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { SNAPSHOT, snapshot } from '../../shared/mcp/scripts/snapshot';
-import { connect, observingClient, recipients, sandboxClient, type Harness, type User } from './harness';
+import { connect, LIST_BUDGET, observingClient, overBudget, recipients, sandboxClient, sandboxTargets, type Harness, type User } from './harness';
 
 jest.setTimeout(60_000);
 let sb: Sandbox;
@@ -23,11 +23,12 @@ async function harness(options: { user?: User; readOnly?: boolean; confirmAbove?
   return { ws, client, h };
 }
 
-test('tools/list: at most 12,000 characters by default and 6,000 read-only; the snapshot in the repository is current', async () => {
+test('tools/list: every tool within its budget (1,000 characters; issue_certificates 2,100), the list within 14,000 and 6,000 read-only; the snapshot in the repository is current', async () => {
   const all = await (await harness()).h.client.listTools();
   const readOnly = await (await harness({ readOnly: true })).h.client.listTools();
-  expect(all.tools).toHaveLength(16);
-  expect(JSON.stringify(all).length).toBeLessThanOrEqual(12_000);
+  expect(all.tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+  expect(overBudget(all.tools)).toEqual([]);
+  expect(JSON.stringify(all).length).toBeLessThanOrEqual(LIST_BUDGET);
   expect(JSON.stringify(readOnly).length).toBeLessThanOrEqual(6_000);
   const committed = JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8'));
   expect(committed.tools).toEqual(all.tools); // stale: npm run snapshot -w shared/mcp
@@ -63,36 +64,15 @@ test('each tool, run for real (and as a dry run): its answer meets its output sc
   const validator = new AjvJsonSchemaValidator();
   const { client, h } = await harness({ user: 'accept', confirmAbove: 0 });
   const { tools } = await h.client.listTools();
-  const batch = await client.createBatch({ title: 'Tools', designId: 'design_classic' });
-  const cert = () => client.issueCertificate(batch.id, { name: 'A', email: `a${Math.random()}@example.com` });
-  const sub = () => client.createSubscription({ url: 'http://127.0.0.1:9/hook', events: ['certificate.issued'] });
-  const archived = await client.createBatch({ title: 'Archived', designId: 'design_classic' });
-  await client.archiveBatch(archived.id);
-  const c1 = await cert();
   const dryRuns = await connect({ client, confirmAbove: 0 }); // no elicitation: dry runs and tokens
   open.push(dryRuns);
-  const args: Record<string, () => Promise<Record<string, unknown>>> = {
-    list_batches: async () => ({}),
-    get_batch: async () => ({ batchId: batch.id }),
-    list_designs: async () => ({}),
-    create_batch: async () => ({ title: 'New', designId: 'design_classic' }),
-    archive_batch: async () => ({ batchId: (await client.createBatch({ title: 'To archive', designId: 'design_classic' })).id }),
-    unarchive_batch: async () => ({ batchId: archived.id }),
-    issue_certificates: async () => ({ batchId: batch.id, recipients: recipients(3, `d${Math.random()}.example.com`) }),
-    send_certificate: async () => ({ certificateId: (await cert()).certificateId }),
-    find_certificate: async () => ({ certificateId: c1.certificateId }),
-    find_certificate_by_email: async () => ({ batchId: batch.id, email: c1.email }),
-    update_certificate: async () => ({ certificateId: (await cert()).certificateId, name: 'B' }),
-    delete_certificate: async () => ({ certificateId: (await cert()).certificateId }),
-    list_subscriptions: async () => ({}),
-    test_subscription: async () => ({ subscriptionId: (await sub()).id }),
-    delete_subscription: async () => ({ subscriptionId: (await sub()).id }),
-    doctor: async () => ({}),
-  };
-  expect(Object.keys(args).sort()).toEqual(TOOLS.map((t) => t.name).sort());
+  // Each tool's own example, on new batches, certificates and subscriptions in the sandbox.
+  const targets = sandboxTargets(client);
+  const example = (name: string) => TOOLS.find((t) => t.name === name)!.example(targets);
+  expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
   for (const tool of tools) {
     const check = validator.getValidator(tool.outputSchema as Parameters<AjvJsonSchemaValidator['getValidator']>[0]);
-    const given = await args[tool.name]();
+    const given = await example(tool.name);
     sb.controls.resetCounters();
     const result = await h.call(tool.name, given);
     expect([tool.name, result.isError ?? false]).toEqual([tool.name, false]);
@@ -103,7 +83,7 @@ test('each tool, run for real (and as a dry run): its answer meets its output sc
     const expected = { readOnlyHint: writes.length === 0, destructiveHint: writes.some((w) => WRITES[w].destructive), idempotentHint: writes.every((w) => WRITES[w].idempotent), openWorldHint: sent.length > 0 };
     expect({ tool: tool.name, ...tool.annotations }).toEqual({ tool: tool.name, ...expected });
     if ('confirmationToken' in (tool.inputSchema.properties ?? {})) {
-      const dry = await dryRuns.call(tool.name, await args[tool.name]());
+      const dry = await dryRuns.call(tool.name, await example(tool.name));
       expect(dry.data).toMatchObject({ done: false, confirmationToken: expect.any(String), expiresAt: expect.any(String) });
       expect([tool.name, check(dry.structuredContent).errorMessage]).toEqual([tool.name, undefined]);
     }

@@ -3,7 +3,6 @@
 // words (the server's environment, not a flag); anything else becomes a generic error whose
 // details go to the log only. Every text is redacted on its way out.
 import { CertificateServiceError, hostHint, type HostWords } from '@certificate-service/sdk';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from './log';
 import type { Redactor } from './redact';
 import type { ToolAnswer } from './tool';
@@ -17,7 +16,15 @@ export const MCP_WORDS: HostWords = {
   'unknown-variable': 'issue_certificates with allowUnknownVariables: true sends such keys as given; use it only if the user says so.',
 };
 
-export function success(answer: ToolAnswer, redactor: Redactor, structured: boolean): CallToolResult {
+/** A tools/call result in the shape both SDKs take: the text a model reads, and the data. */
+export interface ToolResult {
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export function success(answer: ToolAnswer, redactor: Redactor, structured: boolean): ToolResult {
   const data = redactor.value(answer.data);
   return {
     content: [{ type: 'text', text: redactor.text(answer.text ?? JSON.stringify(data)) }],
@@ -39,7 +46,7 @@ export function describeError(error: CertificateServiceError): Record<string, un
   };
 }
 
-export function failure(error: unknown, tool: string, redactor: Redactor, log: Logger): CallToolResult {
+export function failure(error: unknown, tool: string, redactor: Redactor, log: Logger): ToolResult {
   if (error instanceof CertificateServiceError) {
     const described = describeError(error);
     const text = [`${error.code}: ${error.message}`, described.hint].filter(Boolean).join('\n');

@@ -30,8 +30,18 @@ export interface ConfirmRequest {
   preview?: Record<string, unknown>;
 }
 
-/** `go`: do it. Otherwise `answer` is what the tool returns instead, with nothing written. */
-export type ConfirmResult = { go: true; via: 'elicitation' | 'token' } | { go: false; answer: ToolAnswer };
+/**
+ * What the confirmation step decided. `go`: do it. Otherwise nothing is written and the tool
+ * returns the result as it is: `answer`, what the call answers instead (declined, a dry run with
+ * its token, a refused token); `ask`, a 2026-07-28 round ends with this question, and the call
+ * comes back with the user's answer and `state`, a sealed token over this call.
+ */
+export type ConfirmResult =
+  | { kind: 'go'; via: 'elicitation' | 'token' }
+  | { kind: 'answer'; answer: ToolAnswer }
+  | { kind: 'ask'; question: string; state: string };
+/** A confirmation that did not say go: what the tool returns instead. */
+export type Unconfirmed = Exclude<ConfirmResult, { kind: 'go' }>;
 export type Confirm = (request: ConfirmRequest) => Promise<ConfirmResult>;
 
 /** JSON with object keys sorted, so equal arguments hash equally whatever their key order. */
@@ -47,11 +57,6 @@ function canonical(value: unknown): string {
 export function argumentsHash(args: Record<string, unknown>): string {
   const { confirmationToken: _token, ...rest } = args;
   return createHash('sha256').update(canonical(rest)).digest('base64url');
-}
-
-/** Which service a call goes to: its base URL and a fingerprint of its key (never the key). */
-export function serviceIdentity(baseUrl: string | undefined, apiKey: string | undefined): string {
-  return `${(baseUrl ?? '').replace(/\/+$/, '')}#${createHash('sha256').update(apiKey ?? '').digest('base64url').slice(0, 16)}`;
 }
 
 /** Where the key and the memory of used tokens live: <state dir>/mcp/confirmations. */
@@ -191,27 +196,20 @@ const PROBLEMS: Record<RedeemProblem, string> = {
 
 export interface ConfirmDependencies {
   tokens: ConfirmationTokens;
-  /** serviceIdentity() of the service the calls go to. */
+  /** The SDK's serviceFingerprint() of the service the calls go to. */
   service: string;
   /** Undefined when the client cannot be asked (no elicitation capability). */
   elicit?: (message: string) => Promise<'accept' | 'decline' | 'cancel'>;
   /**
    * A 2026-07-28 client that can be asked: there is no server-sent question, so the first
-   * round ends in AskFirst (an input-required result) and the call comes back with the
-   * user's answer and the state, which is a sealed token over this call.
+   * round ends in `ask` (an input-required result) and the call comes back with the user's
+   * answer and the state, which is a sealed token over this call.
    */
   round?: { state?: string; answer?: 'accept' | 'decline' | 'cancel' };
 }
 
-/** Thrown by the confirmation step to end the first round of a 2026-07-28 call with a question. */
-export class AskFirst extends Error {
-  constructor(readonly question: string, readonly state: string) {
-    super('The user must be asked first.');
-  }
-}
-
 const notConfirmed = (answer: 'decline' | 'cancel', action: string): ConfirmResult => ({
-  go: false,
+  kind: 'answer',
   answer: { data: { done: false, reason: answer === 'decline' ? 'declined' : 'cancelled', action, note: 'The user did not confirm; nothing was changed and no write request was made.' } },
 });
 
@@ -221,26 +219,26 @@ export function confirmer({ tokens, service, elicit, round }: ConfirmDependencie
     const question = `${request.action}\n\nThis cannot be undone. Go ahead?`;
     if (elicit) {
       const answer = await elicit(question);
-      return answer === 'accept' ? { go: true, via: 'elicitation' } : notConfirmed(answer, request.action);
+      return answer === 'accept' ? { kind: 'go', via: 'elicitation' } : notConfirmed(answer, request.action);
     }
     const binding: Binding = { tool: request.tool, args: request.args, target: request.target, service };
     if (round) {
-      if (round.state === undefined || round.answer === undefined) throw new AskFirst(question, tokens.issue(binding).token);
+      if (round.state === undefined || round.answer === undefined) return { kind: 'ask', question, state: tokens.issue(binding).token };
       if (round.answer !== 'accept') return notConfirmed(round.answer, request.action);
       // Yes, for this very call (the state is the sealed, single-use token of the first round).
       const problem = tokens.redeem(round.state, binding);
-      if (!problem) return { go: true, via: 'elicitation' };
-      return { go: false, answer: { data: { done: false, reason: 'confirmationRefused', tokenProblem: problem, tokenProblemMessage: PROBLEMS[problem].replace('confirmationToken', 'requestState'), action: request.action, note: 'Nothing was changed. Call again without requestState to be asked anew.' } } };
+      if (!problem) return { kind: 'go', via: 'elicitation' };
+      return { kind: 'answer', answer: { data: { done: false, reason: 'confirmationRefused', tokenProblem: problem, tokenProblemMessage: PROBLEMS[problem].replace('confirmationToken', 'requestState'), action: request.action, note: 'Nothing was changed. Call again without requestState to be asked anew.' } } };
     }
     const given = request.args.confirmationToken;
     let problem: RedeemProblem | undefined;
     if (typeof given === 'string' && given) {
       problem = tokens.redeem(given, binding);
-      if (!problem) return { go: true, via: 'token' };
+      if (!problem) return { kind: 'go', via: 'token' };
     }
     const { token, expiresAt } = tokens.issue(binding);
     return {
-      go: false,
+      kind: 'answer',
       answer: {
         data: {
           done: false,

@@ -4,9 +4,10 @@
 // stdout carries protocol messages and nothing else; logs go to stderr, redacted.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { clientFromEnv, createUndiciTransport, validationError, type CertificateServiceClient, type HeaderBag } from '@certificate-service/sdk';
-import { ConfirmationTokens, confirmationsDir, serviceIdentity } from './confirm';
+import { clientFromEnv, createUndiciTransport, serviceFingerprint, validationError, type CertificateServiceClient, type HeaderBag } from '@certificate-service/sdk';
+import { ConfirmationTokens, confirmationsDir } from './confirm';
 import { DEFAULT_PORT, serveHttp } from './http';
 import { stderrLogger } from './log';
 import { Redactor } from './redact';
@@ -105,8 +106,8 @@ export function mcpClient(env: NodeJS.ProcessEnv, observe?: (status: number, hea
 }
 
 export interface Io {
-  stdin: NodeJS.ReadableStream;
-  stdout: NodeJS.WritableStream;
+  stdin: Readable;
+  stdout: Writable;
   stderr: NodeJS.WritableStream;
 }
 
@@ -134,7 +135,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     readOnly: flags.readOnly,
     confirmAbove: flags.confirmAbove,
     secrets: [env.CERTSVC_API_KEY, env.CERTSVC_MCP_TOKEN],
-    service: serviceIdentity(env.CERTSVC_BASE_URL, env.CERTSVC_API_KEY),
+    service: serviceFingerprint(env.CERTSVC_BASE_URL, env.CERTSVC_API_KEY),
     tokens: new ConfirmationTokens(confirmationsDir(env)),
     log,
     version,

@@ -1,6 +1,5 @@
 // The "issue certificates from a CSV" prompt: the steps an agent should take, in order, with
 // the tools that take them, so a pasted list becomes certificates without surprises.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod/v4';
 
 export function issueFromCsvText(csv: string, batch?: string): string {
@@ -19,18 +18,27 @@ export function issueFromCsvText(csv: string, batch?: string): string {
 
 export const ISSUE_FROM_CSV = 'issue_from_csv';
 
-/** `args` turns the argument shape into what the SDK takes (the 2.x server: modern.ts). */
-export function registerPrompts(server: McpServer, args: (shape: z.ZodRawShape) => any = (shape) => shape): void {
-  server.registerPrompt(
-    ISSUE_FROM_CSV,
-    {
-      title: 'Issue certificates from a CSV',
-      description: 'Walks through batch, design variables, a dry run and the issue, for a pasted CSV with name and email columns.',
-      argsSchema: args({
-        csv: z.string().describe('The CSV text, header row first (name, email, then variables).'),
-        batchId: z.string().optional().describe('The batch to issue into, if known.'),
-      }),
-    },
-    ({ csv, batchId }: Record<string, any>) => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text: issueFromCsvText(csv, batchId) } }] }),
-  );
+/** A prompt's arguments: MCP prompt arguments are strings. */
+export type PromptArguments = Record<string, z.ZodString | z.ZodOptional<z.ZodString>>;
+
+export interface PromptDefinition {
+  name: string;
+  title: string;
+  description: string;
+  args: PromptArguments;
+  /** prompts/get's answer, the same for both eras. */
+  get(args: Record<string, string | undefined>): { messages: Array<{ role: 'user'; content: { type: 'text'; text: string } }> };
 }
+
+export const PROMPTS: ReadonlyArray<PromptDefinition> = [
+  {
+    name: ISSUE_FROM_CSV,
+    title: 'Issue certificates from a CSV',
+    description: 'Walks through batch, design variables, a dry run and the issue, for a pasted CSV with name and email columns.',
+    args: {
+      csv: z.string().describe('The CSV text, header row first (name, email, then variables).'),
+      batchId: z.string().optional().describe('The batch to issue into, if known.'),
+    },
+    get: ({ csv, batchId }) => ({ messages: [{ role: 'user', content: { type: 'text', text: issueFromCsvText(csv ?? '', batchId) } }] }),
+  },
+];

@@ -3,7 +3,6 @@
 // typed by the core's lists, so a code or an event the core learns and this file does not
 // describe fails to compile.
 import { EVENT_TYPES, type ErrorCode, type EventType } from '@certificate-service/sdk';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 export const EVENTS: Record<EventType, { firesWhen: string; extraPayload: string }> = {
   'certificate.issued': { firesWhen: 'A recipient is created, through the API, bulk issue, CSV import or the web application.', extraPayload: 'none' },
@@ -34,18 +33,33 @@ export const ERRORS: Record<ErrorCode, { status: string; meaning: string; from: 
 /** The resources' URIs: fixed, no templates. */
 export const RESOURCE_URIS = { eventTypes: 'certsvc://spec/event-types', errorCodes: 'certsvc://spec/error-codes' } as const;
 
-export function registerResources(server: McpServer): void {
-  const json = (uri: URL, value: unknown) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value, null, 1) }] });
-  server.registerResource(
-    'event-types',
-    RESOURCE_URIS.eventTypes,
-    { title: 'Webhook event types', description: 'The four webhook event types of the Certificate Service, when each fires and its extra payload.', mimeType: 'application/json' },
-    async (uri) => json(uri, EVENT_TYPES.map((type) => ({ type, ...EVENTS[type] }))),
-  );
-  server.registerResource(
-    'error-codes',
-    RESOURCE_URIS.errorCodes,
-    { title: 'Error codes', description: 'Every error code a tool can answer with: the service\'s (spec section 7) and this client\'s own, with what each means.', mimeType: 'application/json' },
-    async (uri) => json(uri, Object.entries(ERRORS).map(([code, e]) => ({ code, ...e }))),
-  );
+export interface ResourceDefinition {
+  name: string;
+  uri: string;
+  title: string;
+  description: string;
+  /** What resources/read answers, as JSON. */
+  read(): unknown;
 }
+
+export const RESOURCES: ReadonlyArray<ResourceDefinition> = [
+  {
+    name: 'event-types',
+    uri: RESOURCE_URIS.eventTypes,
+    title: 'Webhook event types',
+    description: 'The four webhook event types of the Certificate Service, when each fires and its extra payload.',
+    read: () => EVENT_TYPES.map((type) => ({ type, ...EVENTS[type] })),
+  },
+  {
+    name: 'error-codes',
+    uri: RESOURCE_URIS.errorCodes,
+    title: 'Error codes',
+    description: 'Every error code a tool can answer with: the service\'s (spec section 7) and this client\'s own, with what each means.',
+    read: () => Object.entries(ERRORS).map(([code, e]) => ({ code, ...e })),
+  },
+];
+
+export const RESOURCE_MIME_TYPE = 'application/json';
+
+/** resources/read's answer, the same for both eras. */
+export const readResource = (resource: ResourceDefinition, uri: URL) => ({ contents: [{ uri: uri.href, mimeType: RESOURCE_MIME_TYPE, text: JSON.stringify(resource.read(), null, 1) }] });

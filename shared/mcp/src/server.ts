@@ -1,18 +1,20 @@
-// The MCP server: registers the tools of the list (tools/index.ts) that --tools and
-// --read-only leave, the resources and the prompt, and runs each call with its context
-// (the client, the confirmation step, progress, the cancel signal).
-import type { CertificateServiceClient, HeaderBag } from '@certificate-service/sdk';
+// The MCP server: what both protocol eras serve (the tools of the list, tools/index.ts, that
+// --tools and --read-only leave, the resources, the prompt and completions), registered once
+// through an Era (offer), and the runner that runs each call with its context (the client, the
+// confirmation step, progress, the cancel signal). The 2025 era's glue (SDK 1.x) is here
+// (createServer), the 2026-07-28 era's (SDK 2.x) in modern.ts.
+import { serviceFingerprint, type CertificateServiceClient, type HeaderBag } from '@certificate-service/sdk';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolRequestSchema, CompleteRequestSchema, ElicitResultSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { CallToolRequestSchema, CompleteRequestSchema, ElicitResultSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { failure, success } from './answers';
-import { completer } from './completions';
-import { AskFirst, ConfirmationTokens, confirmer, serviceIdentity, type ConfirmDependencies } from './confirm';
+import { failure, success, type ToolResult } from './answers';
+import { completer, type CompletionAnswer, type CompletionRequest } from './completions';
+import { ConfirmationTokens, confirmer, type ConfirmDependencies } from './confirm';
 import { toolListing } from './listing';
 import { silentLogger, type Logger } from './log';
-import { registerPrompts } from './prompts';
+import { PROMPTS, type PromptDefinition } from './prompts';
 import { Redactor } from './redact';
-import { registerResources } from './resources';
+import { readResource, RESOURCE_MIME_TYPE, RESOURCES, type ResourceDefinition } from './resources';
 import type { ToolDefinition } from './tool';
 import { TOOLS } from './tools';
 
@@ -58,7 +60,7 @@ export interface ServerOptions extends ToolSelection {
   log?: Logger;
   /** Confirmation tokens (default: kept in the state folder, confirmationsDir()). */
   tokens?: ConfirmationTokens;
-  /** The service the calls go to, serviceIdentity(baseUrl, apiKey), which tokens are bound to (default: the client's base URL). */
+  /** The service the calls go to, the SDK's serviceFingerprint(baseUrl, apiKey), which tokens are bound to (default: the client's base URL). */
   service?: string;
   /** How long to wait for the user's answer to a confirmation (default 30 s). */
   askTimeoutMs?: number;
@@ -76,15 +78,22 @@ export interface CertificateMcpServer {
 export interface CallIo {
   signal: AbortSignal;
   progressToken?: string | number;
-  notify(notification: { method: 'notifications/progress'; params: Record<string, unknown> }): Promise<void>;
+  notify(notification: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; total: number; message: string } }): Promise<void>;
   /** A 2025-era client that declared elicitation: ask it (elicitation/create). */
-  ask?: (params: Record<string, unknown>, timeoutMs: number) => Promise<{ action: string; content?: Record<string, unknown> }>;
+  ask?: (params: { mode: 'form'; message: string; requestedSchema: typeof CONFIRM_SCHEMA }, timeoutMs: number) => Promise<{ action: string; content?: Record<string, unknown> }>;
   /** A 2026-07-28 client that declared elicitation: see ConfirmDependencies.round. */
   round?: ConfirmDependencies['round'];
 }
 
+/** How a call ends: a result, or (a 2026-07-28 round only: CallIo.round) a question for the user first. */
+export type Reply = { kind: 'result'; result: ToolResult } | { kind: 'ask'; question: string; state: string };
+
 /** The confirmation question's form: one box to tick. */
-export const CONFIRM_SCHEMA = { type: 'object', properties: { confirm: { type: 'boolean', title: 'Yes, do it', description: 'Tick to go ahead; anything else changes nothing.' } }, required: ['confirm'] } as const;
+export const CONFIRM_SCHEMA: { type: 'object'; properties: { confirm: { type: 'boolean'; title: string; description: string } }; required: string[] } = {
+  type: 'object',
+  properties: { confirm: { type: 'boolean', title: 'Yes, do it', description: 'Tick to go ahead; anything else changes nothing.' } },
+  required: ['confirm'],
+};
 
 /** Runs tools for one server instance, whichever SDK and era carry the call; counts the calls in flight. */
 export function toolRunner(options: ServerOptions) {
@@ -92,7 +101,7 @@ export function toolRunner(options: ServerOptions) {
   const log = options.log ?? silentLogger;
   const tokens = options.tokens ?? new ConfirmationTokens();
   const running = new Set<Promise<unknown>>();
-  const call = (tool: ToolDefinition<any>, args: Record<string, unknown>, io: CallIo): Promise<CallToolResult | AskFirst> => {
+  const call = (tool: ToolDefinition<any>, args: Record<string, unknown>, io: CallIo): Promise<Reply> => {
     const { signal, progressToken, ask } = io;
     const connect = () => (typeof options.client === 'function' ? options.client() : options.client);
     const done = Promise.resolve()
@@ -109,7 +118,7 @@ export function toolRunner(options: ServerOptions) {
         },
         confirm: confirmer({
           tokens,
-          service: options.service ?? serviceIdentity(client.baseUrl, undefined),
+          service: options.service ?? serviceFingerprint(client.baseUrl, undefined),
           round: io.round,
           elicit: ask
             ? async (message) => {
@@ -125,12 +134,14 @@ export function toolRunner(options: ServerOptions) {
         }),
       }))
       .then(
-        (answer) => {
+        (outcome): Reply => {
+          if ('kind' in outcome && outcome.kind === 'ask') return { kind: 'ask', question: redactor.text(outcome.question), state: outcome.state };
+          const answer = 'kind' in outcome ? outcome.answer : outcome;
           // A cancelled call's answer is not delivered (the SDK drops it): the log keeps it.
           if (signal.aborted) log.warn(`${tool.name} was cancelled; it finished the call in flight and sent nothing more: ${JSON.stringify(answer.data).slice(0, 2000)}`);
-          return success(answer, redactor, true);
+          return { kind: 'result', result: success(answer, redactor, true) };
         },
-        (error: unknown) => (error instanceof AskFirst ? new AskFirst(redactor.text(error.question), error.state) : failure(error, tool.name, redactor, log)),
+        (error: unknown): Reply => ({ kind: 'result', result: failure(error, tool.name, redactor, log) }),
       );
     running.add(done);
     return done.finally(() => running.delete(done));
@@ -143,8 +154,44 @@ export function toolRunner(options: ServerOptions) {
   };
 }
 
+export type ToolRunner = ReturnType<typeof toolRunner>;
+
 /** What both eras declare besides tools, resources and prompts (which the SDKs add as they are registered); a fresh object for each server, which its SDK may extend. */
 export const capabilities = () => ({ logging: {}, completions: {} });
+
+/**
+ * How one protocol era's SDK registers what the server offers; offer() calls it for each.
+ * `entry` is the tool's tools/list entry (listing.ts), the same for both eras; `run` runs a call
+ * (toolRunner) with the CallIo the era makes from its request.
+ */
+export interface Era {
+  tool(tool: ToolDefinition<any>, entry: Tool, run: (args: Record<string, unknown>, io: CallIo) => Promise<Reply>): void;
+  resource(resource: ResourceDefinition): void;
+  prompt(prompt: PromptDefinition): void;
+  completions(complete: (request: CompletionRequest) => Promise<CompletionAnswer>): void;
+}
+
+/** The selection and its tools/list entries, made once per options (a 2026-07-28 instance is made per HTTP request). */
+const prepared = new WeakMap<ServerOptions, { tools: ToolDefinition<any>[]; listing: Tool[] }>();
+
+export function offered(options: ServerOptions): { tools: ToolDefinition<any>[]; listing: Tool[] } {
+  let selection = prepared.get(options);
+  if (!selection) {
+    const tools = selectTools(options);
+    selection = { tools, listing: toolListing(tools) };
+    prepared.set(options, selection);
+  }
+  return selection;
+}
+
+/** Registers everything this server offers through one era's SDK: the one registration both eras share. */
+export function offer(era: Era, options: ServerOptions, runner: ToolRunner): void {
+  const { tools, listing } = offered(options);
+  tools.forEach((tool, i) => era.tool(tool, listing[i], (args, io) => runner.call(tool, args, io)));
+  for (const resource of RESOURCES) era.resource(resource);
+  for (const prompt of PROMPTS) era.prompt(prompt);
+  era.completions(completer(options));
+}
 
 /**
  * SDK 1.x answers a call to a tool it does not have with an isError result; the spec (tools,
@@ -163,42 +210,40 @@ function refuseUnknownTools(server: McpServer, names: ReadonlySet<string>): void
   });
 }
 
-export function createServer(options: ServerOptions): CertificateMcpServer {
-  const tools = selectTools(options);
-  const runner = toolRunner(options);
-  const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: capabilities(), instructions: INSTRUCTIONS });
-
-  for (const tool of tools) {
-    server.registerTool(
-      tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
-      async (args: Record<string, unknown>, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
+/** The 2025 era: SDK 1.x's McpServer, one per session; a confirmation asks by elicitation/create. */
+function legacyEra(server: McpServer): Era {
+  return {
+    tool: (tool, _entry, run) =>
+      server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations }, async (args: Record<string, unknown>, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
         const canElicit = !!server.server.getClientCapabilities()?.elicitation;
-        const result = await runner.call(tool, args, {
+        const reply = await run(args, {
           signal: extra.signal,
           progressToken: extra._meta?.progressToken,
-          notify: (n) => extra.sendNotification(n as ServerNotification),
-          ask: canElicit ? (params, timeout) => extra.sendRequest({ method: 'elicitation/create', params } as ServerRequest, ElicitResultSchema, { timeout }) : undefined,
+          notify: (n) => extra.sendNotification(n),
+          ask: canElicit ? (params, timeout) => extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { timeout }) : undefined,
         });
-        // Only a 2026-07-28 round can end in a question (modern.ts).
-        if (result instanceof AskFirst) throw new Error('unreachable: a 2025-era call asked by elicitation/create');
-        return result;
-      },
-    );
-  }
-  // The SDK's handler for tools/list is replaced by the same list, compacted (listing.ts).
-  const listing = toolListing(tools);
+        // No `round` was given, so the confirmation asked by elicitation/create and never ends in a question.
+        return reply.kind === 'result' ? reply.result : { isError: true, content: [{ type: 'text' as const, text: `${tool.name} asked a question a 2025-era call cannot carry; nothing was done.` }] };
+      }),
+    resource: (resource) => server.registerResource(resource.name, resource.uri, { title: resource.title, description: resource.description, mimeType: RESOURCE_MIME_TYPE }, async (uri) => readResource(resource, uri)),
+    prompt: (prompt) => server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: prompt.args }, (args) => prompt.get(args)),
+    completions: (complete) =>
+      server.server.setRequestHandler(CompleteRequestSchema, async (request) => {
+        const answer = await complete(request.params);
+        if ('unknown' in answer) throw new McpError(ErrorCode.InvalidParams, answer.unknown);
+        return answer;
+      }),
+  };
+}
+
+export function createServer(options: ServerOptions): CertificateMcpServer {
+  const runner = toolRunner(options);
+  const server = new McpServer({ name: SERVER_NAME, title: SERVER_TITLE, version: options.version ?? '0.0.0' }, { capabilities: capabilities(), instructions: INSTRUCTIONS });
+  offer(legacyEra(server), options, runner);
+  // The SDK's handler for tools/list is replaced by the same list, compacted (listing.ts), as the 2.x SDK sends it from the same entries.
+  const { tools, listing } = offered(options);
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   refuseUnknownTools(server, new Set(tools.map((t) => t.name)));
-  registerResources(server);
-  registerPrompts(server);
-  const complete = completer(options);
-  server.server.setRequestHandler(CompleteRequestSchema, async (request) => {
-    const answer = await complete(request.params);
-    if ('unknown' in answer) throw new McpError(ErrorCode.InvalidParams, answer.unknown);
-    return answer;
-  });
-
   return {
     server,
     tools: tools.map((t) => t.name),

@@ -4,7 +4,7 @@
 // error, through answers.ts, the one place errors are worded.
 import type { CertificateServiceClient, HeaderBag } from '@certificate-service/sdk';
 import type { z } from 'zod/v4';
-import type { Confirm } from './confirm';
+import type { Confirm, Unconfirmed } from './confirm';
 import type { Logger } from './log';
 
 export interface Annotations {
@@ -36,6 +36,26 @@ export interface ToolAnswer {
   text?: string;
 }
 
+/** What a run ends with: an answer, or what the confirmation step said instead (confirm.ts). */
+export type ToolOutcome = ToolAnswer | Unconfirmed;
+
+/**
+ * What a tool's example acts on. Each call makes a new one (or names one), so an example runs
+ * as often as a test likes: against the sandbox they are real, in a fuzz test fixed ids.
+ */
+export interface ExampleTargets {
+  /** An active batch. */
+  batch(): Promise<string>;
+  /** An archived batch. */
+  archivedBatch(): Promise<string>;
+  /** A design id. */
+  design(): Promise<string>;
+  /** A certificate, with its batch and recipient id and its email. */
+  certificate(): Promise<{ certificateId: string; batchId: string; recipientId: string; email: string }>;
+  /** A webhook subscription id. */
+  subscription(): Promise<string>;
+}
+
 export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   title: string;
@@ -44,7 +64,9 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
   /** What structuredContent holds: the top-level fields callers read, typed (loose: more may follow). */
   output: z.ZodObject<any>;
   annotations: Annotations;
-  run(args: z.infer<z.ZodObject<Shape>>, context: ToolContext): Promise<ToolAnswer>;
+  run(args: z.infer<z.ZodObject<Shape>>, context: ToolContext): Promise<ToolOutcome>;
+  /** Arguments of a typical call, checked against `input` by the compiler; the tests run every tool with them. */
+  example(on: ExampleTargets): Promise<z.input<z.ZodObject<Shape>>>;
 }
 
 /** Keeps each tool file's argument types checked against its own schema. */

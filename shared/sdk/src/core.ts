@@ -37,6 +37,8 @@ export { parseRetryAfter } from './rate-limit';
 export { DEFAULT_IN_FLIGHT_WAIT_MS, type InFlightMarkers } from './issue/in-flight';
 export { countOutcomes, outcomeProblems, outcomeReport, ISSUE_OUTCOME_KINDS, type IssueOutcomeKind, type OutcomeCounts, type OutcomeProblem, type OutcomeReport, type OutcomeTally } from './issue/outcome';
 export { normaliseBaseUrl } from './base-url';
+// Which service (base URL and a hash of the key): what holds, confirmations and caches are keyed by.
+export { serviceFingerprint } from './service-fingerprint';
 // The one email key (trimmed, lower-cased): how skip-existing and find-by-email compare emails.
 export { emailKey } from './client/recipients';
 export { collect, MAX_PAGE_SIZE } from './pagination';

@@ -10,10 +10,11 @@ export default defineTool({
   input: { batchId: z.string(), confirmationToken },
   output: z.looseObject({ ...confirmable, batch: batchOut.optional() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  example: async (on) => ({ batchId: await on.batch() }),
   async run(args, { client, confirm }) {
     const batch = await client.getBatch(args.batchId);
     const ok = await confirm({ tool: 'archive_batch', args, target: [batch.id], action: `Archive batch ${batch.id} ("${batch.title}", now ${batch.status}): no certificate can be issued into it until it is unarchived.`, preview: { batch: batchView(batch) } });
-    if (!ok.go) return ok.answer;
+    if (ok.kind !== 'go') return ok;
     return { data: { done: true, batch: batchView(await client.archiveBatch(batch.id)) } };
   },
 });

@@ -13,6 +13,7 @@ export default defineTool({
   },
   output: z.looseObject({ batch: batchOut }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  example: async (on) => ({ title: 'Spring course 2026', designId: await on.design() }),
   async run({ title, designId }, { client }) {
     return { data: { batch: batchView(await client.createBatch({ title, designId })) } };
   },

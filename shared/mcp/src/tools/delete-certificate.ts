@@ -10,10 +10,14 @@ export default defineTool({
   input: { ...certificateTarget, confirmationToken },
   output: z.looseObject({ ...confirmable, deleted: object.optional() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  example: async (on) => {
+    const { batchId, recipientId } = await on.certificate();
+    return { batchId, recipientId };
+  },
   async run(args, { client, confirm }) {
     const cert = await findTarget(client, args);
     const ok = await confirm({ tool: 'delete_certificate', args, target: [cert.batchId, cert.id], action: `Delete certificate ${cert.certificateId} of ${cert.name} <${cert.email}> in batch ${cert.batchId}. It cannot be restored.`, preview: { certificate: certificateView(cert) } });
-    if (!ok.go) return ok.answer;
+    if (ok.kind !== 'go') return ok;
     await client.deleteRecipient(cert.batchId, cert.id);
     return { data: { done: true, deleted: { certificateId: cert.certificateId, email: cert.email } } };
   },

@@ -10,11 +10,12 @@ export default defineTool({
   input: { subscriptionId: z.string().describe('whs_…, from list_subscriptions.'), confirmationToken },
   output: z.looseObject({ ...confirmable, deleted: object.optional() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  example: async (on) => ({ subscriptionId: await on.subscription() }),
   async run(args, { client, confirm }) {
     const s = await client.getSubscription(args.subscriptionId);
     const shown = { id: s.id, url: s.url, events: s.events };
     const ok = await confirm({ tool: 'delete_subscription', args, target: [s.id], action: `Delete webhook subscription ${s.id} (${s.url}, events ${s.events.join(', ')}): that URL stops receiving events.`, preview: { subscription: shown } });
-    if (!ok.go) return ok.answer;
+    if (ok.kind !== 'go') return ok;
     await client.deleteSubscription(s.id);
     return { data: { done: true, deleted: shown } };
   },

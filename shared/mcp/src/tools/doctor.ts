@@ -11,6 +11,7 @@ export default defineTool({
   input: {},
   output: z.looseObject({ ok: z.boolean(), baseUrl: z.string(), checks: z.array(object), verdict: z.string() }),
   annotations: READ_ONLY,
+  example: async () => ({}),
   async run(_args, { observedClient }) {
     let last: ObservedAnswer | undefined;
     const client = observedClient((status, headers, body) => (last = observeAnswer({ status, headers, body })));

@@ -13,6 +13,10 @@ export default defineTool({
   },
   output: z.looseObject({ found: z.boolean(), certificate: certificateOut.optional() }),
   annotations: READ_ONLY,
+  example: async (on) => {
+    const { batchId, email } = await on.certificate();
+    return { batchId, email };
+  },
   async run({ batchId, email }, { client }) {
     const cert = await client.findRecipientByEmail(batchId, email);
     return { data: cert ? { found: true, certificate: certificateView(cert) } : { found: false } };

@@ -14,6 +14,7 @@ export default defineTool({
   },
   output: z.looseObject({ found: z.boolean(), certificate: certificateOut.optional() }),
   annotations: READ_ONLY,
+  example: async (on) => ({ certificateId: (await on.certificate()).certificateId }),
   async run({ certificateId, shareToken }, { client }) {
     if (!!certificateId?.trim() === !!shareToken?.trim()) throw validationError('certificateId', 'give exactly one of certificateId or shareToken');
     try {

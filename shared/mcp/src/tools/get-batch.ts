@@ -10,6 +10,7 @@ export default defineTool({
   input: { batchId: z.string().describe('From list_batches.') },
   output: z.looseObject({ batch: batchOut, variablesSource: z.enum(['design', 'seen', 'none']), variables: z.array(object) }),
   annotations: READ_ONLY,
+  example: async (on) => ({ batchId: await on.batch() }),
   async run({ batchId }, { client }) {
     const batch = await client.getBatch(batchId);
     const variables = await client.getBatchVariables(batch.id);

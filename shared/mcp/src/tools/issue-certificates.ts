@@ -72,6 +72,7 @@ export default defineTool({
     invalid: z.number().optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  example: async (on) => ({ batchId: await on.batch(), recipients: [{ name: 'Ada Lovelace', email: 'ada@example.com' }, { name: 'Alan Turing', email: 'alan@example.com' }] }),
   async run(args, { client, confirm, confirmAbove, signal, progress, log }) {
     const { batchId, recipients, data, send, skipExisting, dryRun, allowUnknownVariables } = args;
     const items: IssueItem[] = recipients.map((r) => ({ batchId, name: r.name, email: r.email, ...(r.data ? { data: r.data } : {}), ...(send ? { send: true } : {}) }));
@@ -89,7 +90,7 @@ export default defineTool({
       if (preview.wouldIssue > 0 && (send || preview.wouldIssue > confirmAbove)) {
         const action = `Issue ${preview.wouldIssue} certificate${preview.wouldIssue === 1 ? '' : 's'} into batch ${batchId}${send ? ' and email each one now' : ''} (${preview.wouldIssue} quota units; ${summary.wouldSkip} skipped as already issued, ${summary.invalid} refused as invalid).`;
         const ok = await confirm({ tool: 'issue_certificates', args, target: [batchId], action, preview: summary });
-        if (!ok.go) return ok.answer;
+        if (ok.kind !== 'go') return ok;
       }
     }
 

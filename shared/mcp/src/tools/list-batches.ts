@@ -14,6 +14,7 @@ export default defineTool({
   },
   output: z.looseObject({ batches: z.array(batchOut), nextCursor: z.string().nullable() }),
   annotations: READ_ONLY,
+  example: async () => ({ status: 'active' as const, limit: 20 }),
   async run({ status, limit, cursor }, { client }) {
     const page = await client.listBatches({ status, limit, cursor });
     return { data: { batches: page.items.map(batchView), nextCursor: page.nextCursor } };

@@ -10,6 +10,7 @@ export default defineTool({
   input: {},
   output: z.looseObject({ designs: z.array(object) }),
   annotations: READ_ONLY,
+  example: async () => ({}),
   async run(_args, { client }) {
     const designs: Array<{ id: string; name?: string }> = [];
     for await (const d of client.iterateDesigns()) designs.push({ id: d.id, ...(typeof d.name === 'string' ? { name: d.name } : {}) });

@@ -10,6 +10,7 @@ export default defineTool({
   input: {},
   output: z.looseObject({ subscriptions: z.array(object), count: z.number(), limit: z.number() }),
   annotations: READ_ONLY,
+  example: async () => ({}),
   async run(_args, { client }) {
     const subscriptions: Array<{ id: string; url: string; events: string[] }> = [];
     // Only these three fields: whatever else the service returns stays out of the answer.

@@ -10,11 +10,12 @@ export default defineTool({
   input: { ...certificateTarget, confirmationToken },
   output: z.looseObject({ ...confirmable, sent: object.optional() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  example: async (on) => ({ certificateId: (await on.certificate()).certificateId }),
   async run(args, { client, confirm }) {
     const cert = await findTarget(client, args);
     const again = cert.emailSentAt ? ` It was already emailed at ${cert.emailSentAt}; this sends it again.` : '';
     const ok = await confirm({ tool: 'send_certificate', args, target: [cert.batchId, cert.id], action: `Email certificate ${cert.certificateId} to ${cert.name} <${cert.email}>.${again}`, preview: { certificate: certificateView(cert) } });
-    if (!ok.go) return ok.answer;
+    if (ok.kind !== 'go') return ok;
     await client.sendCertificate(cert.batchId, cert.id);
     return { data: { done: true, sent: { certificateId: cert.certificateId, email: cert.email } } };
   },

@@ -9,6 +9,7 @@ export default defineTool({
   input: { subscriptionId: z.string().describe('whs_…, from list_subscriptions.') },
   output: z.looseObject({ done: z.boolean(), subscriptionId: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  example: async (on) => ({ subscriptionId: await on.subscription() }),
   async run({ subscriptionId }, { client }) {
     await client.testSubscription(subscriptionId);
     return { data: { done: true, subscriptionId } };

@@ -10,6 +10,7 @@ export default defineTool({
   input: { batchId: z.string() },
   output: z.looseObject({ batch: batchOut }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  example: async (on) => ({ batchId: await on.archivedBatch() }),
   async run({ batchId }, { client }) {
     return { data: { batch: batchView(await client.unarchiveBatch(batchId)) } };
   },

@@ -1,7 +1,7 @@
 import { checkRequiredVariables, validateUpdate } from '@certificate-service/sdk';
 import { z } from 'zod/v4';
 import { defineTool } from '../tool';
-import { certificateOut, certificateTarget, certificateView, confirmable, confirmationToken, findTarget } from './views';
+import { certificateTarget, certificateView, confirmable, confirmationToken, findTarget, object } from './views';
 
 export default defineTool({
   name: 'update_certificate',
@@ -15,8 +15,13 @@ export default defineTool({
     data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Variables to change.'),
     confirmationToken,
   },
-  output: z.looseObject({ ...confirmable, certificate: certificateOut.optional() }),
+  // The certificate as certificateView makes it (the tool list's budget: 1,000 characters a tool).
+  output: z.looseObject({ ...confirmable, certificate: object.optional() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  example: async (on) => {
+    const { batchId, recipientId } = await on.certificate();
+    return { batchId, recipientId, name: 'Ada King' };
+  },
   async run(args, { client, confirm }) {
     const update = { name: args.name, email: args.email, data: args.data };
     const body = client.check(() => validateUpdate(update));
@@ -27,7 +32,7 @@ export default defineTool({
     }
     const changes = Object.entries(body).map(([k, v]) => `${k}: ${JSON.stringify(k === 'data' ? Object.fromEntries(Object.keys(v as object).map((d) => [d, cert.data?.[d] ?? null])) : cert[k])} → ${JSON.stringify(v)}`);
     const ok = await confirm({ tool: 'update_certificate', args, target: [cert.batchId, cert.id], action: `Update certificate ${cert.certificateId} (${cert.email}): ${changes.join('; ')}.`, preview: { certificate: certificateView(cert), changes: body } });
-    if (!ok.go) return ok.answer;
+    if (ok.kind !== 'go') return ok;
     return { data: { done: true, certificate: certificateView(await client.updateRecipient(cert.batchId, cert.id, update)) } };
   },
 });

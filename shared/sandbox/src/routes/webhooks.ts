@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventType } from '@certificate-service/sdk';
+import { EVENT_TYPES, isLoopbackHost, type EventType } from '@certificate-service/sdk';
 import { ApiError, notFound, validationError } from '../errors';
 import { shapeList } from '../list-shapes';
 import { paginate, parsePageQuery } from '../pagination';
@@ -17,7 +17,7 @@ function requireSubscription(r: ApiRequest, id: string): SubscriptionRecord {
   return sub;
 }
 
-/** HTTPS only, as in production; plain http is allowed for loopback so local receivers work. */
+/** HTTPS only, as in production; plain http is allowed for loopback (the SDK's one rule) so local receivers work. */
 function parseUrl(raw: string): string {
   let url: URL;
   try {
@@ -25,9 +25,7 @@ function parseUrl(raw: string): string {
   } catch {
     throw validationError('url', `url must be an absolute URL; got "${raw}".`);
   }
-  const host = url.hostname;
-  const loopback = host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]';
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return url.toString();
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return url.toString();
   throw validationError('url', 'url must use https (plain http is accepted only for loopback hosts in the sandbox).');
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 import { CertificateServiceError } from '../errors';
+import { serviceFingerprint } from '../service-fingerprint';
 import type { Recipient } from '../types';
 import type { IssueOutcome } from './outcome';
 import type { PlannedItem } from './plan';
@@ -46,7 +47,7 @@ export interface RunContext {
 
 /** The service's identity: a hash of the base URL and the key, so no key is kept or compared. */
 export function serviceId(baseUrl: string, apiKey: string | undefined): string {
-  return createHash('sha256').update(JSON.stringify([baseUrl, apiKey ?? ''])).digest('hex').slice(0, 32);
+  return serviceFingerprint(baseUrl, apiKey);
 }
 
 /** One (service, batch, email) as the registry and the markers key it: a hash, so no email is in a file name. */
