@@ -33,7 +33,7 @@ export interface InFlightMarkers {
 
 /** How long a run waits for another's emails, by default: the default request timeout (createClient's `timeoutMs`). */
 export const DEFAULT_IN_FLIGHT_WAIT_MS = 30_000;
-/** Between two looks at a marker another process holds (and the slice of a wait in memory). */
+/** Between two looks at a marker another process holds (a file cannot be awaited). */
 const POLL_MS = 100;
 
 /** Who the run is and how it waits: from the client (the service's identity, the host's sleep and clock). */
@@ -76,12 +76,13 @@ function afterOther(item: PlannedItem, outcome: IssueOutcome | undefined): Issue
   return 'takeOver'; // invalid, failed, notSent, refusedEarlier, unreadBatch: not issued there
 }
 
+/** Not sent here, and perhaps issued there: an unknown outcome (what to do is its hint, errors.ts). */
 function inFlightElsewhere(item: PlannedItem, why: string): IssueOutcome {
   const error = new CertificateServiceError({
     code: 'IN_FLIGHT_ELSEWHERE',
     phase: 'validation',
     outcomeUnknown: true,
-    message: `${item.recipient.email}: not sent, because another run issuing into batch ${item.batchId} holds this email and ${why}. It may have been issued there: run again later (skip-existing then finds it).`,
+    message: `${item.recipient.email}: not sent, because another run issuing into batch ${item.batchId} holds this email and ${why}; it may have been issued there.`,
   });
   return { kind: 'unknown', ok: false, error };
 }
@@ -96,7 +97,8 @@ export interface HoldOptions {
 /**
  * The emails of one run: taken (waiting for other runs where needed) before the run reads its
  * batches, and given back as their outcomes become known, so a run that waits reads the batch
- * after the holder's calls have landed.
+ * after the holder's calls have landed. The run touches it at three points: `take` before its
+ * reads, `sending` before each call, `settle` as outcomes are known (and `releaseAll` at the end).
  */
 export class RunHolds {
   readonly #run = Symbol('issue run');
@@ -104,6 +106,10 @@ export class RunHolds {
   readonly #mine = new Map<string, number>();
   readonly #keyOf = new Map<number, string>();
   readonly #marked = new Set<string>();
+  #deadline = 0;
+  /** Ends every wait of this run; made at its first wait. */
+  #waitEnd?: Promise<'timeUp' | 'stopped'>;
+  #unlisten?: () => void;
 
   constructor(
     private readonly context: RunContext,
@@ -124,7 +130,7 @@ export class RunHolds {
       if (list) list.push(item);
       else byKey.set(key, [item]);
     }
-    const deadline = this.context.now() + (this.options.waitMs ?? DEFAULT_IN_FLIGHT_WAIT_MS);
+    this.#deadline = this.context.now() + (this.options.waitMs ?? DEFAULT_IN_FLIGHT_WAIT_MS);
     const held = registry();
     const waiting: Array<[string, PlannedItem[], Hold]> = [];
     // In memory first, all at once: synchronous, so two runs in this process never both take one;
@@ -135,7 +141,7 @@ export class RunHolds {
       else this.#claim(held, key, list[0].index);
     }
     for (const [key, list, hold] of waiting) {
-      const outcome = await this.#waitInMemory(held, key, list[0], hold, deadline);
+      const outcome = await this.#waitInMemory(held, key, list[0], hold);
       if (outcome) for (const item of list) decided.set(item.index, outcome);
     }
     // Then across processes, for what this run now holds, in key order: two runs that wait for
@@ -144,9 +150,10 @@ export class RunHolds {
     if (markers) {
       for (const [key, index] of [...this.#mine].sort(([a], [b]) => (a < b ? -1 : 1))) {
         const item = byKey.get(key)![0];
-        if (await this.#acquireMarker(markers, key, deadline)) this.#marked.add(key);
+        const end = await this.#acquireMarker(markers, key);
+        if (!end) this.#marked.add(key);
         else {
-          const outcome = inFlightElsewhere(item, this.options.signal?.aborted ? 'this run was stopped while waiting' : 'another process still has it in flight');
+          const outcome = inFlightElsewhere(item, end === 'stopped' ? 'this run was stopped while waiting' : 'another process still has it in flight');
           for (const i of byKey.get(key)!) decided.set(i.index, outcome);
           this.#give(key, index, outcome);
         }
@@ -162,32 +169,48 @@ export class RunHolds {
     this.#mine.set(key, index);
   }
 
+  /**
+   * When this run stops waiting for others: at its deadline (one wait on the host's sleep, made at
+   * the first wait; the host's sleep cannot be cancelled, so it runs out after the run, at most
+   * `waitMs` later) or when its signal aborts.
+   */
+  #stopWaiting(): Promise<'timeUp' | 'stopped'> {
+    if (!this.#waitEnd) {
+      const signal = this.options.signal;
+      this.#waitEnd = new Promise((resolve) => {
+        const stopped = () => resolve('stopped');
+        if (signal?.aborted) return stopped();
+        signal?.addEventListener('abort', stopped, { once: true });
+        this.#unlisten = () => signal?.removeEventListener('abort', stopped);
+        void this.context.sleep(Math.max(0, this.#deadline - this.context.now())).then(() => resolve('timeUp'));
+      });
+    }
+    return this.#waitEnd;
+  }
+
   /** Waits for the holder of `key` (`first`, then whoever takes it next); undefined when this run took the email over. */
-  async #waitInMemory(held: Map<string, Hold>, key: string, item: PlannedItem, first: Hold, deadline: number): Promise<IssueOutcome | undefined> {
+  async #waitInMemory(held: Map<string, Hold>, key: string, item: PlannedItem, first: Hold): Promise<IssueOutcome | undefined> {
     for (let hold: Hold | undefined = first; ; hold = held.get(key)) {
       if (!hold) {
         this.#claim(held, key, item.index);
         return undefined;
       }
-      let result: { outcome: IssueOutcome | undefined } | undefined;
-      void hold.settled.then((outcome) => (result = { outcome }));
-      while (!result) {
-        if (this.options.signal?.aborted) return inFlightElsewhere(item, 'this run was stopped while waiting for it');
-        if (this.context.now() >= deadline) return inFlightElsewhere(item, 'it was still in flight there when this run stopped waiting');
-        await Promise.race([hold.settled, this.context.sleep(POLL_MS)]);
-        await Promise.resolve(); // let the `then` above run
-      }
+      // The holder's outcome or the end of the wait, whichever comes first (an outcome already there wins).
+      const result = await Promise.race([hold.settled.then((outcome) => ({ outcome })), this.#stopWaiting()]);
+      if (result === 'stopped') return inFlightElsewhere(item, 'this run was stopped while waiting for it');
+      if (result === 'timeUp') return inFlightElsewhere(item, 'it was still in flight there when this run stopped waiting');
       const next = afterOther(item, result.outcome);
       if (next !== 'takeOver') return next;
       // Not issued there: take it over (unless a third run got there first: wait for that one).
     }
   }
 
-  async #acquireMarker(markers: InFlightMarkers, key: string, deadline: number): Promise<boolean> {
+  /** Undefined once this run holds the marker; else why it stopped trying. */
+  async #acquireMarker(markers: InFlightMarkers, key: string): Promise<'timeUp' | 'stopped' | undefined> {
     for (;;) {
-      if (await markers.acquire(key)) return true;
-      if (this.options.signal?.aborted || this.context.now() >= deadline) return false;
-      await this.context.sleep(POLL_MS);
+      if (await markers.acquire(key)) return undefined;
+      const end = await Promise.race([this.context.sleep(POLL_MS), this.#stopWaiting()]);
+      if (end) return end;
     }
   }
 
@@ -215,6 +238,7 @@ export class RunHolds {
 
   /** Gives back whatever is still held (the run ended, or threw): waiting runs take those emails over. */
   async releaseAll(): Promise<void> {
+    this.#unlisten?.();
     await this.settle([...this.#mine].map(([, index]) => [index, undefined] as const));
   }
 
