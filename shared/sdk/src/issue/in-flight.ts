@@ -35,6 +35,12 @@ export interface InFlightMarkers {
 export const DEFAULT_IN_FLIGHT_WAIT_MS = 30_000;
 /** Between two looks at a marker another process holds (a file cannot be awaited). */
 const POLL_MS = 100;
+/**
+ * The longest single sleep of a wait in memory. The host's sleep cannot be cancelled, and one
+ * sleep to the deadline outlives a wait that ends early: it kept a script's process (and jest)
+ * alive for the rest of the 30 s after its run.
+ */
+const SLICE_MS = 1_000;
 
 /** Who the run is and how it waits: from the client (the service's identity, the host's sleep and clock). */
 export interface RunContext {
@@ -107,8 +113,8 @@ export class RunHolds {
   readonly #keyOf = new Map<number, string>();
   readonly #marked = new Set<string>();
   #deadline = 0;
-  /** Ends every wait of this run; made at its first wait. */
-  #waitEnd?: Promise<'timeUp' | 'stopped'>;
+  /** The run's signal as a promise, made at its first wait (its listener goes with the run). */
+  #stop?: Promise<'stopped'>;
   #unlisten?: () => void;
 
   constructor(
@@ -169,23 +175,27 @@ export class RunHolds {
     this.#mine.set(key, index);
   }
 
-  /**
-   * When this run stops waiting for others: at its deadline (one wait on the host's sleep, made at
-   * the first wait; the host's sleep cannot be cancelled, so it runs out after the run, at most
-   * `waitMs` later) or when its signal aborts.
-   */
-  #stopWaiting(): Promise<'timeUp' | 'stopped'> {
-    if (!this.#waitEnd) {
-      const signal = this.options.signal;
-      this.#waitEnd = new Promise((resolve) => {
-        const stopped = () => resolve('stopped');
-        if (signal?.aborted) return stopped();
-        signal?.addEventListener('abort', stopped, { once: true });
-        this.#unlisten = () => signal?.removeEventListener('abort', stopped);
-        void this.context.sleep(Math.max(0, this.#deadline - this.context.now())).then(() => resolve('timeUp'));
-      });
+  /** Resolves when the run's signal aborts (never without one). */
+  #stopped(): Promise<'stopped'> {
+    const signal = this.options.signal;
+    this.#stop ??= new Promise((resolve) => {
+      const stop = () => resolve('stopped');
+      if (signal?.aborted) return stop();
+      signal?.addEventListener('abort', stop, { once: true });
+      this.#unlisten = () => signal?.removeEventListener('abort', stop);
+    });
+    return this.#stop;
+  }
+
+  /** `pending`'s value, or why this run stopped waiting for it: its deadline (on the host's sleep) or its signal. */
+  async #until<T>(pending: Promise<T>): Promise<{ value: T } | 'timeUp' | 'stopped'> {
+    const value = pending.then((v) => ({ value: v }));
+    for (;;) {
+      const left = Math.max(0, this.#deadline - this.context.now());
+      const first = await Promise.race([value, this.#stopped(), this.context.sleep(Math.min(left, SLICE_MS))]);
+      if (first) return first;
+      if (this.context.now() >= this.#deadline) return 'timeUp';
     }
-    return this.#waitEnd;
   }
 
   /** Waits for the holder of `key` (`first`, then whoever takes it next); undefined when this run took the email over. */
@@ -195,11 +205,10 @@ export class RunHolds {
         this.#claim(held, key, item.index);
         return undefined;
       }
-      // The holder's outcome or the end of the wait, whichever comes first (an outcome already there wins).
-      const result = await Promise.race([hold.settled.then((outcome) => ({ outcome })), this.#stopWaiting()]);
+      const result = await this.#until(hold.settled);
       if (result === 'stopped') return inFlightElsewhere(item, 'this run was stopped while waiting for it');
       if (result === 'timeUp') return inFlightElsewhere(item, 'it was still in flight there when this run stopped waiting');
-      const next = afterOther(item, result.outcome);
+      const next = afterOther(item, result.value);
       if (next !== 'takeOver') return next;
       // Not issued there: take it over (unless a third run got there first: wait for that one).
     }
@@ -209,8 +218,9 @@ export class RunHolds {
   async #acquireMarker(markers: InFlightMarkers, key: string): Promise<'timeUp' | 'stopped' | undefined> {
     for (;;) {
       if (await markers.acquire(key)) return undefined;
-      const end = await Promise.race([this.context.sleep(POLL_MS), this.#stopWaiting()]);
+      const end = await Promise.race([this.#stopped(), this.context.sleep(POLL_MS)]);
       if (end) return end;
+      if (this.context.now() >= this.#deadline) return 'timeUp';
     }
   }
 
