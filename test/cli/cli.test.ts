@@ -77,6 +77,25 @@ test('issue: 250 rows in 3 bulk calls; the second run issues 0 and skips 250', a
   for (const r of [first, second, got]) expect(r.stdout + r.stderr).not.toContain(ws.apiKey);
 }, 60_000);
 
+test('--dry-run, then the issue: each reads the batch, its design and its certificates once; rows issued in between are skipped, not issued twice', async () => {
+  const ws = await workspace();
+  const csv = writeCsv('dry-then-issue.csv', ['name,email,course,score', ...rows(5)].join('\n'));
+  const key = { CERTSVC_API_KEY: ws.apiKey };
+  sb.controls.resetCounters();
+  const dry = await certsvc(['issue', '--dry-run', '--batch', ws.batchId, '--csv', csv], key);
+  expect(lastLine(dry.stdout)).toMatchObject({ dryRun: true, issue: 5, requests: 3 });
+  expect(routes()).toEqual({ 'GET /batches/:id': 1, 'GET /designs': 1, 'GET /batches/:id/recipients': 1 });
+  // Between the two commands (another process, any time later) two of the rows are issued elsewhere:
+  // the dry run's reads stay with it, and the issue reads the certificates again.
+  const other = createClient({ baseUrl: sb.baseUrl, apiKey: ws.apiKey });
+  await other.issueMany([1, 3].map((i) => ({ batchId: ws.batchId, name: `Learner ${i}`, email: `learner${i}@example.com` })));
+  sb.controls.resetCounters();
+  const issued = await certsvc(['issue', '--batch', ws.batchId, '--csv', csv], key);
+  expect(lastLine(issued.stdout)).toMatchObject({ issued: 3, skipped: 2, requests: 4 });
+  expect(routes()).toEqual({ 'GET /batches/:id': 1, 'GET /designs': 1, 'GET /batches/:id/recipients': 1, 'POST /batches/:id/recipients/bulk': 1 });
+  expect(sb.controls.quota(ws.workspaceId).used).toBe(5); // one certificate per email
+});
+
 test("--no-skip-existing issues again without reading the batch's certificates", async () => {
   const ws = await workspace();
   const csv = writeCsv('3.csv', ['email,name', 'a@example.com,A', 'b@example.com,B', 'a@example.com,A again'].join('\n'));

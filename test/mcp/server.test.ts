@@ -8,6 +8,7 @@ import { connect, observingClient, recipients, sandboxClient, stateFolder, write
 import { until } from '../support/until';
 import { createClient } from '@certificate-service/sdk';
 import { sentEmails, startStub } from '../sdk/stub-service';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 jest.setTimeout(60_000);
 
@@ -186,6 +187,50 @@ describe('issue_certificates', () => {
     expect(writes(sb)).toEqual({ 'POST /batches/:id/recipients/bulk': 1 });
     expect(sb.controls.quota(ws.workspaceId).used).toBe(100);
     expect(h.logs.join('\n')).toMatch(/issue_certificates into .* was cancelled; the call in flight finished and nothing more was sent\. Outcomes: \{"issued":100,"skipped":0,"invalid":0,"failed":0,"unknown":0,"notSent":150/);
+  });
+});
+
+// Issue 44, item 3: a confirmed call reads each batch and its design once (the preview's design
+// variables go to the issue), and the certificates again at issue time, once the run holds its
+// emails: one issued between the preview and the issue (another client, while the user is asked)
+// is skipped, never issued twice.
+describe('issue_certificates: what a confirmed call reads', () => {
+  /** The sandbox's reads by route (writes left out), since the last reset. */
+  const reads = (s: Sandbox) => Object.fromEntries(Object.entries(s.controls.counters().requests.byRoute).filter(([route]) => route.startsWith('GET ')));
+
+  test('confirmed by elicitation: the batch and its design read once, the certificates twice (preview, then at issue time)', async () => {
+    const s = track(await setup({ user: 'accept' }));
+    const result = await s.h.call('issue_certificates', { batchId: s.batch.id, recipients: recipients(3), send: true });
+    expect(result.data).toMatchObject({ done: true, counts: { issued: 3 } });
+    expect(s.h.asked).toHaveLength(1);
+    expect(reads(sb)).toEqual({ 'GET /batches/:id': 1, 'GET /designs': 1, 'GET /batches/:id/recipients': 2 });
+  });
+
+  test('confirmed by token: the confirming call reads the batch and its design once, the certificates twice', async () => {
+    const s = track(await setup());
+    const args = { batchId: s.batch.id, recipients: recipients(3), send: true };
+    const dry = await s.h.call('issue_certificates', args);
+    expect(dry.data).toMatchObject({ done: false, reason: 'confirmationRequired' });
+    // The dry run's reads stay with it (the token may come back to another process, minutes later).
+    sb.controls.resetCounters();
+    const done = await s.h.call('issue_certificates', { ...args, confirmationToken: dry.data.confirmationToken });
+    expect(done.data).toMatchObject({ done: true, counts: { issued: 3 } });
+    expect(reads(sb)).toEqual({ 'GET /batches/:id': 1, 'GET /designs': 1, 'GET /batches/:id/recipients': 2 });
+  });
+
+  test('a certificate issued while the user is asked (after the preview read the batch) is skipped: the issue reads the certificates again', async () => {
+    const s = track(await setup({ user: 'accept' }));
+    const list = recipients(3);
+    s.h.client.setRequestHandler(ElicitRequestSchema, async () => {
+      // Another client issues one of the emails after the preview's read, before the issue.
+      await s.client.issueCertificate(s.batch.id, { name: list[1].name, email: list[1].email });
+      return { action: 'accept', content: { confirm: true } };
+    });
+    const result = await s.h.call('issue_certificates', { batchId: s.batch.id, recipients: list, send: true });
+    expect(result.data).toMatchObject({ done: true, counts: { issued: 2, skipped: 1 } });
+    expect(sb.controls.quota(s.ws.workspaceId).used).toBe(3); // one certificate per email
+    const inBatch = (await s.client.recipientsByEmail(s.batch.id)).get(list[1].email)!;
+    expect(inBatch).toHaveLength(1);
   });
 });
 

@@ -27,6 +27,7 @@ export const ERRORS: Record<ErrorCode, { status: string; meaning: string; from: 
   UNKNOWN: { status: 'any', meaning: 'An error the service did not name, or an outcome no answer told.', from: 'client' },
   NOT_SENT: { status: '0', meaning: 'Not sent: the call stopped earlier (cancelled, or stopped at a failure).', from: 'client' },
   TRANSPORT_ERROR: { status: 'none', meaning: 'The HTTP layer of the host failed in a way of its own (not a network failure); not repeated. On an issue call the outcome is unknown.', from: 'client' },
+  IN_FLIGHT_ELSEWHERE: { status: '0', meaning: 'Not sent: another run on this machine held the email until this one stopped waiting, or its outcome there is unknown; it may have been issued there. The same call again later issues only what is missing.', from: 'client' },
   UNEXPECTED_RESPONSE: { status: '2xx', meaning: 'An answer the server cannot read (an unknown shape, an HTML page): nothing was assumed from it; run doctor.', from: 'client' },
 };
 

@@ -19,8 +19,11 @@ export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
  * UNEXPECTED_RESPONSE: a 2xx answer the core cannot read (a wrapper it does not know, an HTML
  * page from a proxy); nothing was assumed from it, and an issue call's outcome is unknown.
  * TRANSPORT_ERROR: the host's HTTP function threw something that is not a network failure.
+ * IN_FLIGHT_ELSEWHERE: issueMany did not send the item because another run held its email until
+ * this run stopped waiting, or ended with its outcome unknown; it may have been issued there
+ * (an unknown outcome, issue/in-flight.ts).
  */
-export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'UNKNOWN' | 'NOT_SENT' | 'UNEXPECTED_RESPONSE' | 'TRANSPORT_ERROR';
+export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'UNKNOWN' | 'NOT_SENT' | 'UNEXPECTED_RESPONSE' | 'TRANSPORT_ERROR' | 'IN_FLIGHT_ELSEWHERE';
 export type ErrorCode = ServiceErrorCode | ClientErrorCode;
 /** A known code, or one the service sent that this version does not know (kept as sent). */
 export type AnyErrorCode = ErrorCode | (string & {});
@@ -104,7 +107,8 @@ const DEFAULT_RATE_LIMIT = 120; // spec section 8: 120 requests per minute per A
 /**
  * What a hint is about, for hosts that add their own words to it (what holds a subscription in
  * that host, how it issues again): the core's hint says only what holds everywhere.
- * `issue-unknown` is an issue call whose outcome is unknown; `outcome-unknown` any other call's;
+ * `issue-unknown` is an issue call whose outcome is unknown (this run's, or, with IN_FLIGHT_ELSEWHERE,
+ * another run's); `outcome-unknown` any other call's;
  * `unknown-variable` a data key the design does not list (each host names its own way to allow it).
  */
 export type HintTopic = 'auth' | 'issue-unknown' | 'outcome-unknown' | 'subscription-limit' | 'rate-limit' | 'unexpected-response' | 'unreachable' | 'unknown-variable';
@@ -168,7 +172,7 @@ export class CertificateServiceError extends Error {
   /** What the hint is about, so a host can add its own words (see HintTopic). */
   get hintTopic(): HintTopic | undefined {
     if (this.isAuthError) return 'auth';
-    if (this.outcomeUnknown) return this.request?.recipients ? 'issue-unknown' : 'outcome-unknown';
+    if (this.outcomeUnknown) return this.request?.recipients || this.code === 'IN_FLIGHT_ELSEWHERE' ? 'issue-unknown' : 'outcome-unknown';
     if (this.code === 'PLAN_LIMIT_EXCEEDED' && this.request?.method === ENDPOINTS.createSubscription.method && this.request.route === ENDPOINTS.createSubscription.route) return 'subscription-limit';
     if (this.isRateLimited) return 'rate-limit';
     if (this.code === 'UNEXPECTED_RESPONSE') return 'unexpected-response';
@@ -182,9 +186,9 @@ export class CertificateServiceError extends Error {
     if (this.isAuthError) return AUTH_HINTS[this.code] ?? '';
     if (this.outcomeUnknown) {
       // Only an issue call carries recipients; for any other call, issuing advice would mislead.
-      return this.request?.recipients
-        ? 'It was not repeated, so nothing is applied twice. Check the batch before issuing again: issuing the same list again, skipping the emails already in the batch, issues only what is missing.'
-        : 'It was not repeated, so nothing is applied twice. Check whether it took effect before trying again.';
+      const issueAgain = 'Check the batch before issuing again: issuing the same list again, skipping the emails already in the batch, issues only what is missing.';
+      if (this.code === 'IN_FLIGHT_ELSEWHERE') return `It was not sent here, so nothing is issued twice. ${issueAgain}`;
+      return this.request?.recipients ? `It was not repeated, so nothing is applied twice. ${issueAgain}` : 'It was not repeated, so nothing is applied twice. Check whether it took effect before trying again.';
     }
     if (this.hintTopic === 'subscription-limit') return SUBSCRIPTION_LIMIT_HINT;
     if (this.isRateLimited) {

@@ -81,9 +81,10 @@ export default defineTool({
     const options = { skipExisting, data, allowUnknownVariables };
 
     let nothingToIssue = false;
+    let preview: IssuePreview | undefined;
     if (dryRun || send || items.length > confirmAbove) {
       // The same reads as the issue, no write: what would really be issued, after skip-existing.
-      const preview = await client.previewIssue(items, options);
+      preview = await client.previewIssue(items, options);
       const summary = previewSummary(preview, items);
       if (dryRun) return { data: { done: false, dryRun: true, batchId, ...summary } };
       nothingToIssue = preview.wouldIssue === 0;
@@ -94,11 +95,12 @@ export default defineTool({
       }
     }
 
-    // Skip-existing reads the batch again at issue time, so what changed since the preview is skipped too.
-    // The design check is the core's default (it reads the design again at issue time, as
-    // skip-existing reads the batch again); the preview's variables are not reused.
+    // The design's variables as the preview read them (the batch and its design are read once per
+    // call); skip-existing reads the certificates again at issue time, once the run holds its
+    // emails, so what was issued since the preview, even by another process, is skipped.
     const outcomes = await client.issueMany(items, {
       ...options,
+      ...(preview ? { variables: preview.variables } : {}),
       // Emails another server process or certsvc on this machine has in flight (a per-call client
       // whose server was killed mid-call) are waited for, not issued again: markers in the state folder.
       inFlight: fileInFlightMarkers(),

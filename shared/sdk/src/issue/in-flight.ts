@@ -34,8 +34,14 @@ export interface InFlightMarkers {
 
 /** How long a run waits for another's emails, by default: the default request timeout (createClient's `timeoutMs`). */
 export const DEFAULT_IN_FLIGHT_WAIT_MS = 30_000;
-/** Between two looks at a marker another process holds (and the slice of a wait in memory). */
+/** Between two looks at a marker another process holds (a file cannot be awaited). */
 const POLL_MS = 100;
+/**
+ * The longest single sleep of a wait in memory. The host's sleep cannot be cancelled, and one
+ * sleep to the deadline outlives a wait that ends early: it kept a script's process (and jest)
+ * alive for the rest of the 30 s after its run.
+ */
+const SLICE_MS = 1_000;
 
 /** Who the run is and how it waits: from the client (the service's identity, the host's sleep and clock). */
 export interface RunContext {
@@ -77,12 +83,13 @@ function afterOther(item: PlannedItem, outcome: IssueOutcome | undefined): Issue
   return 'takeOver'; // invalid, failed, notSent, refusedEarlier, unreadBatch: not issued there
 }
 
+/** Not sent here, and perhaps issued there: an unknown outcome (what to do is its hint, errors.ts). */
 function inFlightElsewhere(item: PlannedItem, why: string): IssueOutcome {
   const error = new CertificateServiceError({
     code: 'IN_FLIGHT_ELSEWHERE',
     phase: 'validation',
     outcomeUnknown: true,
-    message: `${item.recipient.email}: not sent, because another run issuing into batch ${item.batchId} holds this email and ${why}. It may have been issued there: run again later (skip-existing then finds it).`,
+    message: `${item.recipient.email}: not sent, because another run issuing into batch ${item.batchId} holds this email and ${why}; it may have been issued there.`,
   });
   return { kind: 'unknown', ok: false, error };
 }
@@ -97,7 +104,8 @@ export interface HoldOptions {
 /**
  * The emails of one run: taken (waiting for other runs where needed) before the run reads its
  * batches, and given back as their outcomes become known, so a run that waits reads the batch
- * after the holder's calls have landed.
+ * after the holder's calls have landed. The run touches it at three points: `take` before its
+ * reads, `sending` before each call, `settle` as outcomes are known (and `releaseAll` at the end).
  */
 export class RunHolds {
   readonly #run = Symbol('issue run');
@@ -105,6 +113,10 @@ export class RunHolds {
   readonly #mine = new Map<string, number>();
   readonly #keyOf = new Map<number, string>();
   readonly #marked = new Set<string>();
+  #deadline = 0;
+  /** The run's signal as a promise, made at its first wait (its listener goes with the run). */
+  #stop?: Promise<'stopped'>;
+  #unlisten?: () => void;
 
   constructor(
     private readonly context: RunContext,
@@ -125,7 +137,7 @@ export class RunHolds {
       if (list) list.push(item);
       else byKey.set(key, [item]);
     }
-    const deadline = this.context.now() + (this.options.waitMs ?? DEFAULT_IN_FLIGHT_WAIT_MS);
+    this.#deadline = this.context.now() + (this.options.waitMs ?? DEFAULT_IN_FLIGHT_WAIT_MS);
     const held = registry();
     const waiting: Array<[string, PlannedItem[], Hold]> = [];
     // In memory first, all at once: synchronous, so two runs in this process never both take one;
@@ -136,7 +148,7 @@ export class RunHolds {
       else this.#claim(held, key, list[0].index);
     }
     for (const [key, list, hold] of waiting) {
-      const outcome = await this.#waitInMemory(held, key, list[0], hold, deadline);
+      const outcome = await this.#waitInMemory(held, key, list[0], hold);
       if (outcome) for (const item of list) decided.set(item.index, outcome);
     }
     // Then across processes, for what this run now holds, in key order: two runs that wait for
@@ -145,9 +157,10 @@ export class RunHolds {
     if (markers) {
       for (const [key, index] of [...this.#mine].sort(([a], [b]) => (a < b ? -1 : 1))) {
         const item = byKey.get(key)![0];
-        if (await this.#acquireMarker(markers, key, deadline)) this.#marked.add(key);
+        const end = await this.#acquireMarker(markers, key);
+        if (!end) this.#marked.add(key);
         else {
-          const outcome = inFlightElsewhere(item, this.options.signal?.aborted ? 'this run was stopped while waiting' : 'another process still has it in flight');
+          const outcome = inFlightElsewhere(item, end === 'stopped' ? 'this run was stopped while waiting' : 'another process still has it in flight');
           for (const i of byKey.get(key)!) decided.set(i.index, outcome);
           this.#give(key, index, outcome);
         }
@@ -163,32 +176,52 @@ export class RunHolds {
     this.#mine.set(key, index);
   }
 
+  /** Resolves when the run's signal aborts (never without one). */
+  #stopped(): Promise<'stopped'> {
+    const signal = this.options.signal;
+    this.#stop ??= new Promise((resolve) => {
+      const stop = () => resolve('stopped');
+      if (signal?.aborted) return stop();
+      signal?.addEventListener('abort', stop, { once: true });
+      this.#unlisten = () => signal?.removeEventListener('abort', stop);
+    });
+    return this.#stop;
+  }
+
+  /** `pending`'s value, or why this run stopped waiting for it: its deadline (on the host's sleep) or its signal. */
+  async #until<T>(pending: Promise<T>): Promise<{ value: T } | 'timeUp' | 'stopped'> {
+    const value = pending.then((v) => ({ value: v }));
+    for (;;) {
+      const left = Math.max(0, this.#deadline - this.context.now());
+      const first = await Promise.race([value, this.#stopped(), this.context.sleep(Math.min(left, SLICE_MS))]);
+      if (first) return first;
+      if (this.context.now() >= this.#deadline) return 'timeUp';
+    }
+  }
+
   /** Waits for the holder of `key` (`first`, then whoever takes it next); undefined when this run took the email over. */
-  async #waitInMemory(held: Map<string, Hold>, key: string, item: PlannedItem, first: Hold, deadline: number): Promise<IssueOutcome | undefined> {
+  async #waitInMemory(held: Map<string, Hold>, key: string, item: PlannedItem, first: Hold): Promise<IssueOutcome | undefined> {
     for (let hold: Hold | undefined = first; ; hold = held.get(key)) {
       if (!hold) {
         this.#claim(held, key, item.index);
         return undefined;
       }
-      let result: { outcome: IssueOutcome | undefined } | undefined;
-      void hold.settled.then((outcome) => (result = { outcome }));
-      while (!result) {
-        if (this.options.signal?.aborted) return inFlightElsewhere(item, 'this run was stopped while waiting for it');
-        if (this.context.now() >= deadline) return inFlightElsewhere(item, 'it was still in flight there when this run stopped waiting');
-        await Promise.race([hold.settled, this.context.sleep(POLL_MS)]);
-        await Promise.resolve(); // let the `then` above run
-      }
-      const next = afterOther(item, result.outcome);
+      const result = await this.#until(hold.settled);
+      if (result === 'stopped') return inFlightElsewhere(item, 'this run was stopped while waiting for it');
+      if (result === 'timeUp') return inFlightElsewhere(item, 'it was still in flight there when this run stopped waiting');
+      const next = afterOther(item, result.value);
       if (next !== 'takeOver') return next;
       // Not issued there: take it over (unless a third run got there first: wait for that one).
     }
   }
 
-  async #acquireMarker(markers: InFlightMarkers, key: string, deadline: number): Promise<boolean> {
+  /** Undefined once this run holds the marker; else why it stopped trying. */
+  async #acquireMarker(markers: InFlightMarkers, key: string): Promise<'timeUp' | 'stopped' | undefined> {
     for (;;) {
-      if (await markers.acquire(key)) return true;
-      if (this.options.signal?.aborted || this.context.now() >= deadline) return false;
-      await this.context.sleep(POLL_MS);
+      if (await markers.acquire(key)) return undefined;
+      const end = await Promise.race([this.#stopped(), this.context.sleep(POLL_MS)]);
+      if (end) return end;
+      if (this.context.now() >= this.#deadline) return 'timeUp';
     }
   }
 
@@ -216,6 +249,7 @@ export class RunHolds {
 
   /** Gives back whatever is still held (the run ended, or threw): waiting runs take those emails over. */
   async releaseAll(): Promise<void> {
+    this.#unlisten?.();
     await this.settle([...this.#mine].map(([, index]) => [index, undefined] as const));
   }
 

@@ -6,7 +6,7 @@ import type { DesignVariable } from '../variables';
 import { failCall, issueRequest } from './call';
 import { assembleOutcomes } from './assemble';
 import { notSent, refusedEarlier, type IssueOutcome } from './outcome';
-import { noReads, planCalls, planItems, type CallPlan, type IssueCall, type IssueItem, type ValidRecipient } from './plan';
+import { noReads, planCalls, planItems, type BatchReads, type CallPlan, type IssueCall, type IssueItem, type ValidRecipient } from './plan';
 import { readBatches } from './read';
 import { RunHolds, type InFlightMarkers, type RunContext } from './in-flight';
 
@@ -44,9 +44,10 @@ export interface IssueManyOptions {
    * never sent. Default (`'design'`, its explicit spelling): each batch's design is read once per
    * run, the batch and then the designs' pages until its design (two reads for a short list); a
    * design that lists no variables requires none; a read that fails, or a design whose variables
-   * cannot be read, holds the batch's items back (`unreadBatch`). A Map, by batch id: the
-   * variables the caller already holds count as the check for those batches (the others are
-   * read). `false`: no check here, which saves those reads per batch; the service still checks.
+   * cannot be read, keeps the batch's items unsent (`unreadBatch`). A Map, by batch id: variables
+   * the caller already has (a cache, or a preview's `variables`) count as the check for those
+   * batches (the others are read). `false`: no check here, which saves those reads per batch; the
+   * service still checks.
    */
   variables?: 'design' | false | ReadonlyMap<string, ReadonlyArray<DesignVariable>>;
   /**
@@ -81,25 +82,33 @@ export interface IssueManyOptions {
   inFlightWaitMs?: number;
 }
 
+/** Steps 1 to 3, with the design variables the check used (given or read; `false`: no check). */
+interface Planned {
+  total: number;
+  plan: CallPlan;
+  variables: false | Map<string, readonly DesignVariable[]>;
+}
+
 /** Steps 1 to 3: what would become of each item, with the reads it needs and no write. */
-async function planIssue(api: Api, items: readonly IssueItem[], options: IssueManyOptions, holds?: RunHolds): Promise<{ total: number; plan: CallPlan }> {
+async function planIssue(api: Api, items: readonly IssueItem[], options: IssueManyOptions, holds?: RunHolds): Promise<Planned> {
   const skipExisting = options.skipExisting !== false;
   let itemPlan = planItems(items, options.data);
-  const held = options.variables instanceof Map ? byTrimmedId(options.variables) : undefined;
-  const callOptions = { skipExisting, stopOnInvalid: options.stopOnInvalid, bulk: options.bulk, variables: held, allowUnknownVariables: options.allowUnknownVariables };
+  const given = options.variables instanceof Map ? byTrimmedId(options.variables) : undefined;
+  const callOptions = { skipExisting, stopOnInvalid: options.stopOnInvalid, bulk: options.bulk, variables: given, allowUnknownVariables: options.allowUnknownVariables };
+  const used = (read: BatchReads): Planned['variables'] => options.variables !== false && new Map([...(given ?? []), ...read.variables]);
   // An invalid item with stopOnInvalid: nothing will be sent, so nothing is read either.
-  if (options.stopOnInvalid && itemPlan.invalid.size > 0) return { total: itemPlan.total, plan: planCalls(itemPlan, noReads(), { ...callOptions, skipExisting: false }) };
+  if (options.stopOnInvalid && itemPlan.invalid.size > 0) return { total: itemPlan.total, plan: planCalls(itemPlan, noReads(), { ...callOptions, skipExisting: false }), variables: used(noReads()) };
   // Before the reads: the emails other runs hold are waited for, so what they issue is read (or skipped).
   const byOthers = holds ? await holds.take(itemPlan.items) : new Map<number, IssueOutcome>();
   if (byOthers.size) {
     const rest = itemPlan.items.filter((item) => !byOthers.has(item.index));
     itemPlan = { ...itemPlan, items: rest, batchIds: itemPlan.batchIds.filter((id) => rest.some((item) => item.batchId === id)) };
   }
-  const reads = await readBatches(api, itemPlan.batchIds, { skipExisting, designVariables: (batchId) => options.variables !== false && !held?.has(batchId), signal: options.signal });
+  const reads = await readBatches(api, itemPlan.batchIds, { skipExisting, designVariables: (batchId) => options.variables !== false && !given?.has(batchId), signal: options.signal });
   const plan = planCalls(itemPlan, reads, callOptions);
   for (const [index, outcome] of byOthers) plan.decided.set(index, outcome);
   if (options.signal?.aborted) cancelUnsent(plan);
-  return { total: itemPlan.total, plan };
+  return { total: itemPlan.total, plan, variables: used(reads) };
 }
 
 /** The host's map keyed as the plan keys batches: by the trimmed id (the first of two ids that trim alike wins). */
@@ -119,10 +128,10 @@ function cancelUnsent(plan: CallPlan): void {
  * Issues any number of certificates, every item ending with an outcome (see IssueOutcome):
  * 1. plan: each item checked and normalised once (batch id trimmed, email keyed, variables merged);
  * 2. read: each batch once, for its design's variables and for skip-existing (both on by default);
- * 3. plan the calls: skipped, invalid and held-back items decided; the rest grouped per batch and
+ * 3. plan the calls: skipped, invalid and unsent items decided; the rest grouped per batch and
  *    send flag, in input order, into bulk calls of at most 100;
  * 4. send: each call once (never repeated after an unknown outcome); a batch- or key-level
- *    refusal holds back the later calls it would refuse too;
+ *    refusal keeps the later calls it would refuse too unsent;
  * 5. assemble: one outcome per item, in input order.
  */
 export async function issueMany(api: Api, items: readonly IssueItem[], options: IssueManyOptions = {}, context?: RunContext): Promise<IssueOutcome[]> {
@@ -130,20 +139,20 @@ export async function issueMany(api: Api, items: readonly IssueItem[], options: 
   const holds = context && options.skipExisting !== false ? new RunHolds(context, { markers: options.inFlight, signal: options.signal, waitMs: options.inFlightWaitMs }) : undefined;
   try {
     const { total, plan } = await planIssue(api, items, options, holds);
-    await holds?.settle([...plan.decided]);
-    let done = plan.decided.size;
-    options.onOutcomes?.([...plan.decided]);
-    options.onProgress?.(done, total);
+    let done = 0;
+    // Outcomes known, before sending and after each call: their emails given back, then the host told.
+    const settle = async (settled: Array<[index: number, outcome: IssueOutcome]>) => {
+      await holds?.settle(settled);
+      options.onOutcomes?.(settled);
+      options.onProgress?.((done += settled.length), total);
+    };
+    await settle([...plan.decided]);
     const sent = await sendCalls(api, plan.calls, {
       stopOnError: options.stopOnError,
       signal: options.signal,
       onCall: options.onCall,
       beforeCall: holds && ((indexes) => holds.sending(indexes)),
-      onSettled: async (settled) => {
-        await holds?.settle(settled);
-        options.onOutcomes?.(settled);
-        options.onProgress?.((done += settled.length), total);
-      },
+      onSettled: settle,
     });
     const outcomes = assembleOutcomes(total, plan, sent);
     if (plan.repeats.length) {
@@ -170,15 +179,23 @@ export interface IssuePreview {
   wouldIssue: number;
   /** Issue requests it would make. */
   calls: number;
+  /**
+   * The design variables the check used, by batch id (those given and those read; a batch whose
+   * read failed is left out), or `false` with the check off: pass it as issueMany's `variables`
+   * to issue without reading the batches' designs again. The certificates are read again at
+   * issue time, after the run holds its emails: a list read before that can miss what another
+   * run issued since, and nothing would show it (docs/design/sdk.md, "In-flight holds").
+   */
+  variables: false | ReadonlyMap<string, readonly DesignVariable[]>;
 }
 
 export async function previewIssue(api: Api, items: readonly IssueItem[], options: IssueManyOptions = {}): Promise<IssuePreview> {
-  const { total, plan } = await planIssue(api, items, options);
+  const { total, plan, variables } = await planIssue(api, items, options);
   const outcomes: PreviewOutcome[] = new Array(total);
   for (const [index, o] of plan.decided) outcomes[index] = o as PreviewOutcome;
   plan.calls.forEach((call, n) => call.items.forEach((item) => (outcomes[item.index] = { kind: 'wouldIssue', ok: true, call: n, batchId: item.batchId, email: item.recipient.email })));
   for (const [index, first] of plan.repeats) outcomes[index] = { kind: 'repeat', ok: true, sameAs: first };
-  return { outcomes, wouldIssue: plan.calls.reduce((n, c) => n + c.items.length, 0), calls: plan.calls.length };
+  return { outcomes, wouldIssue: plan.calls.reduce((n, c) => n + c.items.length, 0), calls: plan.calls.length, variables };
 }
 
 /** One certificate, one request (one quota unit); no plan, no skip. Throws its error. */
@@ -210,7 +227,7 @@ interface SendOptions {
   onCall?: (indexes: number[]) => void;
   /** Before each call is sent, awaited (the run's in-flight markers say "sent"). */
   beforeCall?: (indexes: number[]) => Promise<void>;
-  /** After each call (or held-back call): the outcomes it settled (awaited). */
+  /** After each call (or unsent call): the outcomes it settled (awaited). */
   onSettled?: (settled: Array<[index: number, outcome: IssueOutcome]>) => unknown;
 }
 
@@ -230,7 +247,7 @@ export function errorReach(error: CertificateServiceError): 'batch' | 'all' | un
 
 /**
  * Step 4: the calls, in order, each made once. Every item of every call ends with an outcome,
- * sent or held back (stopped, cancelled, or refused by an earlier call's error; see errorReach).
+ * sent or not (stopped, cancelled, or refused by an earlier call's error; see errorReach).
  */
 export async function sendCalls(api: Api, calls: IssueCall[], options: SendOptions = {}): Promise<Map<number, IssueOutcome>> {
   const out = new Map<number, IssueOutcome>();

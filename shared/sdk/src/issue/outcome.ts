@@ -16,11 +16,11 @@ import type { Recipient } from '../types';
  *   the service blamed when it named one).
  * - `unknown`: sent, and no readable answer came back: it may or may not have been issued. It was
  *   not repeated (the API has no idempotency key). `error.outcomeUnknown` is true.
- * - `notSent`: held back, never sent: the run stopped at an earlier failure (`stopOnError`), at an
+ * - `notSent`: never sent: the run stopped at an earlier failure (`stopOnError`), at an
  *   invalid item (`stopOnInvalid`), or was cancelled (`signal`).
- * - `refusedEarlier`: held back, because an earlier call into the same batch (archived, missing)
- *   or with the same key (refused) was refused for a reason that holds for this item too.
- * - `unreadBatch`: held back, because a read the plan needed first failed: the batch's list (to skip
+ * - `refusedEarlier`: not sent, because an earlier call into the same batch (archived, missing)
+ *   or with the same key (refused) was refused for a reason that applies to this item too.
+ * - `unreadBatch`: not sent, because a read the plan needed first failed: the batch's list (to skip
  *   what it already has) or its design's variables. Issuing without it could issue twice, or
  *   issue what the design refuses.
  */
@@ -50,13 +50,13 @@ const NOT_SENT_BECAUSE = {
   cancelled: () => 'the run was stopped before this call',
 };
 
-/** Held back, never sent: `because` is the input index of the item that stopped the run. */
+/** Never sent: `because` is the input index of the item that stopped the run. */
 export function notSent(email: string, reason: keyof typeof NOT_SENT_BECAUSE, because?: number): IssueOutcome {
   const error = new CertificateServiceError({ code: 'NOT_SENT', phase: 'validation', message: `${email}: not sent, because ${NOT_SENT_BECAUSE[reason](because)}.` });
   return { kind: 'notSent', ok: false, reason, ...(because !== undefined ? { because } : {}), error };
 }
 
-/** Held back, because an earlier call (input index `because`) was refused for a reason that holds for this item too. */
+/** Not sent, because an earlier call (input index `because`) was refused for a reason that applies to this item too. */
 export function refusedEarlier(email: string, refusal: { error: CertificateServiceError; because: number }): IssueOutcome {
   const { error, because } = refusal;
   return {
@@ -68,7 +68,7 @@ export function refusedEarlier(email: string, refusal: { error: CertificateServi
       code: error.code,
       phase: 'validation',
       outcomeUnknown: false,
-      message: `${email}: not sent, because an earlier call was refused for a reason that holds for this item too (${error.message})`,
+      message: `${email}: not sent, because an earlier call was refused for a reason that applies to this item too (${error.message})`,
       cause: error,
     }),
   };
@@ -90,17 +90,17 @@ export interface OutcomeProblem {
   code: string;
   /** The reason, without any one item's email. */
   message: string;
-  /** The items it holds for, by input index, in order. */
+  /** The items it applies to, by input index, in order. */
   items: number[];
   /** Some of these items may have been issued (sent, no readable answer). */
   outcomeUnknown: boolean;
 }
 
 /**
- * The reasons items did not get a certificate, each once with the items it holds for, in the
+ * The reasons items did not get a certificate, each once with the items it applies to, in the
  * order they first occur. An item's error made from a shared one (a refused call, an unreadable
  * batch) is grouped by that shared error (`cause`), so a batch-wide refusal is said once, for the
- * items of the refused call and those it held back alike; items with the very same reason (two
+ * items of the refused call and those it kept from sending alike; items with the very same reason (two
  * rows without a name) are grouped too. `kind` is the first item's.
  */
 export function outcomeProblems(outcomes: readonly IssueOutcome[]): OutcomeProblem[] {
@@ -117,7 +117,7 @@ export function outcomeProblems(outcomes: readonly IssueOutcome[]): OutcomeProbl
 }
 
 /**
- * The numbers every host reports, each item counted once. A refusal held over from an earlier
+ * The numbers every host reports, each item counted once. A refusal carried over from an earlier
  * call (`refusedEarlier`) and a batch that could not be read (`unreadBatch`) count as `failed`:
  * the service (or its answer) is why they got no certificate. `notSent` is only a stopped run.
  */

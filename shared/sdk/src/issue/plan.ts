@@ -104,7 +104,7 @@ export interface IssueCall {
 }
 
 export interface CallPlan {
-  /** Items whose outcome is known without sending (invalid, skipped, held back), by input index. */
+  /** Items whose outcome is known without sending (invalid, skipped, not sent), by input index. */
   decided: Map<number, IssueOutcome>;
   /** The calls to make, in order. */
   calls: IssueCall[];
@@ -163,7 +163,7 @@ function designCheck(variables: ReadonlyArray<DesignVariable>, sharedData: Recor
  * Step 3, once the reads are in: what becomes of each valid item without sending (a failed read,
  * a data key the design does not list, a required variable left empty, already in the batch, a
  * repeat), and the calls for the rest, grouped per batch and send flag in input order, at most
- * 100 each. With `stopOnInvalid`, one invalid item holds every other back.
+ * 100 each. With `stopOnInvalid`, one invalid item keeps every other from being sent.
  */
 export function planCalls(plan: ItemPlan, reads: BatchReads, options: CallPlanOptions): CallPlan {
   const decided = new Map<number, IssueOutcome>(plan.invalid);
