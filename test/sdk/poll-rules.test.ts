@@ -1,10 +1,10 @@
-// The pure rules of a poll (shared/sdk/src/poll/occurrence.ts, rules.ts, state.ts), table by
+// The pure rules of a poll (shared/sdk/src/occurrence.ts, poll/rules.ts, poll/state.ts), table by
 // table: what a listed certificate stands for, the verdict on it, the order a read shows, the
 // bounds of a walk, how long a key is kept, the service's clock, and the stored state: checked
 // field by field, pruned.
 import { CertificateServiceError, type Recipient } from '@certificate-service/sdk/core';
-import { bounds, DAY_MS, judge, keepUntil, latestTime, newestFirst, orderAfter, serviceTime, type Judge } from '../../shared/sdk/src/poll/rules';
-import { occurrence, occurrenceKey, type Occurrence } from '../../shared/sdk/src/poll/occurrence';
+import { bounds, DAY_MS, END_OF_TIME, judge, keepUntil, latestTime, newestFirst, orderAfter, serviceTime, type Judge } from '../../shared/sdk/src/poll/rules';
+import { occurrence, occurrenceKey, type Occurrence } from '../../shared/sdk/src/occurrence';
 import { MAX_KNOWN, prune, readState } from '../../shared/sdk/src/poll/state';
 import { recipientFixture } from '../support/recipient';
 
@@ -87,10 +87,10 @@ describe('judge: new, noted, or skipped', () => {
     ['at the floor, known: skipped (the tie emitted once)', occ('a', T, T), { floor: T, known: new Map([['a', T]]) }, 'skip'],
     ['no time (failed), not known: new whatever the floor', occ('a:failed', T - DAY_MS), { floor: T }, 'new'],
     ['sent/failed created before the window: skipped', occ('a', T - 1, T + 5), { windowStart: T }, 'skip'],
-    ['the first poll notes everything', occ('a', T, T), { quiet: true }, 'note'],
-    ['later polls of the first walk note what may have existed', occ('a', T, T + 999), { quiet: T + 1000 }, 'note'],
-    ['and emit what was stamped after', occ('a', T, T + 1000), { quiet: T + 1000 }, 'new'],
-    ['no time during the first walk: noted', occ('a:failed', T), { quiet: T + 1000 }, 'note'],
+    ['the first poll notes everything', occ('a', T, T), { noteBefore: END_OF_TIME }, 'note'],
+    ['later polls of the first walk note what may have existed', occ('a', T, T + 999), { noteBefore: T + 1000 }, 'note'],
+    ['and emit what was stamped after', occ('a', T, T + 1000), { noteBefore: T + 1000 }, 'new'],
+    ['no time during the first walk: noted', occ('a:failed', T), { noteBefore: T + 1000 }, 'note'],
   ])('%s', (_name, o, j, verdict) => {
     expect(judge(o, { ...base, ...j })).toBe(verdict);
   });

@@ -3,9 +3,9 @@ import { validationError } from './errors';
 import type { Api } from './client/api';
 import { iterateBatches } from './client/batches';
 import { MAX_PAGE_SIZE } from './pagination';
-import { POLL_EVENT_TYPES, type Occurrence, type PollEvent } from './poll/occurrence';
+import { POLL_EVENT_TYPES, type Occurrence, type PollEvent } from './occurrence';
 import { DAY_MS } from './poll/rules';
-import { PollRun } from './poll/walk';
+import { readFromFloor } from './poll/walk';
 import { counting } from './poll';
 import { requireObject } from './validation';
 import { checkRecoverSettings, DEFAULT_WINDOW_DAYS, type RecoverSettingsInput } from './poll/settings';
@@ -95,15 +95,12 @@ export async function findEvents(outer: Api, options: FindOptions): Promise<Foun
   const notes: string[] = [];
   for (const batchId of batchIds) {
     for (const event of events) {
-      // One walk from a floor of `since`, read whole: sent reaches back to any issue, failed 7 days.
+      // One walk from a floor of `since`, no budget: sent reaches back to any issue, failed 7 days.
       const windowMs = event === 'failed' ? RECOVER_FAILED_WINDOW_DAYS * DAY_MS : Infinity;
-      const settings = { event, firstPoll: 0, pageSize: MAX_PAGE_SIZE, budget: Number.MAX_SAFE_INTEGER, remember: false, windowMs };
-      const run = new PollRun(api, batchId, settings, false, { v: 2, floor: since, known: [] });
-      await run.poll();
+      const read = await readFromFloor(api, { batchId, event, pageSize: MAX_PAGE_SIZE, windowMs }, since);
       const readAt = Date.now();
-      const result = run.result();
-      notes.push(...result.notes.map((n) => `Batch ${batchId}: ${n}`));
-      for (const o of result.occurrences) {
+      notes.push(...read.notes.map((n) => `Batch ${batchId}: ${n}`));
+      for (const o of read.occurrences) {
         const at = eventTime(event, o);
         // After `until` by the time its envelope carries (`createdAt`): not in the window.
         if (at > until) continue;
