@@ -5,8 +5,10 @@
 //          the HMAC signature and timestamp → Remove Duplicates on the delivery id (across
 //          executions). The target is measured against this.
 //   plain: the bare Webhook node, verifying nothing: the limit (see the isolate note below).
-// The same signed bodies and headers go to all three, the same number of deliveries, the same
-// concurrency. Each round runs all three, in an order rotated per round.
+//   floor: a bench-only no-op community trigger (floor-trigger/): webhook() returns the body as
+//          one item. What any community trigger can reach; ours is measured against it too.
+// The same signed bodies and headers go to every side, the same number of deliveries, the same
+// concurrency. Each round runs all of them, in an order rotated per round.
 //
 // A round's rate = deliveries / (time from the first request to the end of the last of
 // their executions, read from n8n's execution records). Every delivery must have been
@@ -14,7 +16,8 @@
 //
 // Our package is loaded the way a user installs it: a copy of n8n/package.json + n8n/dist
 // in a folder outside the repo, named by N8N_CUSTOM_EXTENSIONS, so `require('n8n-workflow')`
-// resolves to n8n's own copy (n8n puts its module paths on NODE_PATH).
+// resolves to n8n's own copy (n8n puts its module paths on NODE_PATH). The floor trigger is built
+// into a folder of its own beside it (floor-trigger/package.ts says why not a second one).
 import fs from 'node:fs';
 import { signPayload, type WebhookEvent } from '@certificate-service/sdk/core';
 import { createClient } from '@certificate-service/sdk';
@@ -22,6 +25,7 @@ import { ensureN8nInstalled, newExecutions, startN8n, type N8nInstance } from '.
 import { copyPackageToExtensionsDir, PACKAGE_DIR } from '../e2e/n8n/package-setup';
 import { chain, triggerWorkflow, verifyWorkflow, webhookNode } from '../e2e/n8n/workflows';
 import { createSandbox } from '@certificate-service/sandbox';
+import { addFloorTrigger, FLOOR_TRIGGER } from './floor-trigger/package';
 import { until } from '../support/until';
 import { pool } from './common';
 import { median, round, type Row } from './measure';
@@ -29,7 +33,7 @@ import { median, round, type Row } from './measure';
 const EVENTS = ['certificate.issued', 'certificate.sent', 'certificate.failed', 'certificate.viewed'];
 
 interface Side {
-  name: 'ours' | 'peer' | 'plain' | 'verify';
+  name: 'ours' | 'peer' | 'plain' | 'verify' | 'floor';
   workflowId: string;
   url: string;
   /** Highest execution id already counted. */
@@ -74,6 +78,7 @@ interface Measured {
 async function measure(perRound: number, rounds: number, concurrency: number, env: Record<string, string>, log: (line: string) => void): Promise<Measured> {
   ensureN8nInstalled({ quiet: true });
   const ext = copyPackageToExtensionsDir(PACKAGE_DIR);
+  addFloorTrigger(ext);
   const sb = await createSandbox({ rateLimit: false, timeScale: 0.0001 });
   let n8n: N8nInstance | undefined;
   try {
@@ -106,11 +111,15 @@ async function measure(perRound: number, rounds: number, concurrency: number, en
     // Our high-volume path (n8n/README.md): Webhook with Raw Body → Certificate Service: Delivery → Verify.
     const verify = await n8n.createWorkflow(verifyWorkflow('P3 verify: Webhook (Raw Body) + Delivery → Verify', 'p3-verify', subscription.secret, credential));
     await n8n.publish(verify.id);
+    const floorNode = { id: 'floor', name: 'Bench Floor Trigger', type: FLOOR_TRIGGER, typeVersion: 2, position: [0, 0], webhookId: 'p3-floor', parameters: {} };
+    const floor = await n8n.createWorkflow({ name: 'P3 floor: a no-op community trigger', nodes: [floorNode], connections: {} });
+    await n8n.publish(floor.id);
     const sides: Side[] = [
       { name: 'ours', workflowId: ours.id, url: subscription.url, seen: 0 },
       { name: 'peer', workflowId: peer.id, url: `${n8n.baseUrl}/webhook/p3-peer`, seen: 0 },
       { name: 'plain', workflowId: plain.id, url: `${n8n.baseUrl}/webhook/p3-plain`, seen: 0 },
       { name: 'verify', workflowId: verify.id, url: `${n8n.baseUrl}/webhook/p3-verify`, seen: 0 },
+      { name: 'floor', workflowId: floor.id, url: `${n8n.baseUrl}/webhook/p3-floor/webhook`, seen: 0 },
     ];
 
     // Realistic bodies: a real recipient from the sandbox in the documented envelope.
@@ -230,6 +239,7 @@ export async function runP3(options: { quick?: boolean; log?: (line: string) => 
     concurrency,
     roundRatiosToPeer: m.ratios('peer').map((x) => round(x, 3)),
     roundRatiosToPlain: m.ratios('plain').map((x) => round(x, 3)),
+    roundRatiosToFloor: m.ratios('floor').map((x) => round(x, 3)),
     roundResults: m.results.map((r) => ({ ...r, perSecond: round(r.perSecond, 1) })),
     forgedDeliveryStatus: m.forgedStatus,
     forgedDeliveryExecutions: m.forgedExecutions,
@@ -261,6 +271,15 @@ export async function runP3(options: { quick?: boolean; log?: (line: string) => 
       met: m.ratio('peer', 'verify') >= 1 && m.clean,
     },
     {
+      id: 'P3f',
+      what: "P3's honest floor: ours vs a bench-only no-op community trigger (webhook() returns the body as one item), in the same rounds",
+      ours: `${round(m.rate('ours'), 1)} deliveries/s (verified, deduplicated)`,
+      baseline: `${round(m.rate('floor'), 1)} deliveries/s (the no-op community trigger: verifies nothing, waits for the isolate as ours does)`,
+      ratio: round(m.ratio('floor')),
+      target: '≥ 0.9',
+      met: m.ratio('floor') >= 0.9 && m.clean,
+    },
+    {
       id: 'P3a',
       what: 'P3 limit: ours vs the bare built-in Webhook node (verifies nothing, skips the isolate)',
       ours: `${round(m.rate('ours'), 1)} deliveries/s`,
@@ -273,6 +292,7 @@ export async function runP3(options: { quick?: boolean; log?: (line: string) => 
   ];
   if (m.ratio('peer') < 0.8) rows[0].note = `Missed by ${round(0.8 - m.ratio('peer'))}. ${why}`;
   const row = (id: string) => rows.find((r) => r.id === id)!;
+  if (m.ratio('floor') < 0.9) row('P3f').note = `Missed by ${round(0.9 - m.ratio('floor'))}: the floor and ours wait for the same isolate, so the gap is our webhook() (signature, claim, static data).`;
   if (m.ratio('peer', 'verify') < 1) row('P3d').note = `Missed by ${round(1 - m.ratio('peer', 'verify'))}: both start with n8n's Webhook node; the peer then runs a Code node (a task-runner hop) and Remove Duplicates, ours one node.`;
   if (!options.quick) {
     // Controls, not the target. P3b: the built-in Webhook node's isolate skip turned off, so
@@ -290,7 +310,7 @@ export async function runP3(options: { quick?: boolean; log?: (line: string) => 
         id: control.id,
         what: control.what,
         ours: `${round(c.rate('ours'), 1)} deliveries/s`,
-        baseline: `peer ${round(c.rate('peer'), 1)}/s (ours/peer ${round(c.ratio('peer'))}); Verify path ${round(c.rate('verify'), 1)}/s (verify/peer ${round(c.ratio('peer', 'verify'))}); bare Webhook node ${round(c.rate('plain'), 1)}/s`,
+        baseline: `peer ${round(c.rate('peer'), 1)}/s (ours/peer ${round(c.ratio('peer'))}); Verify path ${round(c.rate('verify'), 1)}/s (verify/peer ${round(c.ratio('peer', 'verify'))}); bare Webhook node ${round(c.rate('plain'), 1)}/s; no-op community trigger ${round(c.rate('floor'), 1)}/s (ours/floor ${round(c.ratio('floor'))})`,
         ratio: round(c.ratio('peer')),
         target: 'informational (explains P3)',
         met: null,
@@ -300,6 +320,7 @@ export async function runP3(options: { quick?: boolean; log?: (line: string) => 
           concurrency,
           env: control.env,
           ratioToPlain: round(c.ratio('plain'), 3),
+          ratioToFloor: round(c.ratio('floor'), 3),
           verifyToPeer: round(c.ratio('peer', 'verify'), 3),
           roundRatiosToPeer: c.ratios('peer').map((x) => round(x, 3)),
           roundRatiosToPlain: c.ratios('plain').map((x) => round(x, 3)),
@@ -309,8 +330,8 @@ export async function runP3(options: { quick?: boolean; log?: (line: string) => 
           allAcceptedAndExecutedOnce: c.clean,
         },
       });
-      const said = `With ${Object.entries(control.env).map(([k, v]) => `${k}=${v}`).join(' ')} (${control.id}): ours/peer ${round(c.ratio('peer'))}, verify/peer ${round(c.ratio('peer', 'verify'))}, ours/bare Webhook ${round(c.ratio('plain'))}.`;
-      for (const id of ['P3', 'P3a', 'P3d']) row(id).note = `${row(id).note ?? ''} ${said}`.trim();
+      const said = `With ${Object.entries(control.env).map(([k, v]) => `${k}=${v}`).join(' ')} (${control.id}): ours/peer ${round(c.ratio('peer'))}, verify/peer ${round(c.ratio('peer', 'verify'))}, ours/bare Webhook ${round(c.ratio('plain'))}, ours/floor ${round(c.ratio('floor'))}.`;
+      for (const id of ['P3', 'P3a', 'P3d', 'P3f']) row(id).note = `${row(id).note ?? ''} ${said}`.trim();
     }
   }
   return rows;

@@ -89,7 +89,7 @@ export function markdownTable(rows: Row[]): string {
   ].join('\n');
 }
 
-const ORDER = ['P1', 'P2', 'P3', 'P3d', 'P3a', 'P3b', 'P3c', 'P3e', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'P7', 'P8', 'P9', 'P9a', 'P9b', 'P9c', 'P9d', 'P9e', 'P9f', 'P9g', 'S1', 'S2', 'S3'];
+const ORDER = ['P1', 'P2', 'P3', 'P3d', 'P3f', 'P3a', 'P3b', 'P3c', 'P3e', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'P7', 'P8', 'P9', 'P9a', 'P9b', 'P9c', 'P9d', 'P9e', 'P9f', 'P9g', 'S1', 'S2', 'S3'];
 export const byId = (a: Row, b: Row) => (ORDER.indexOf(a.id) + 1 || 99) - (ORDER.indexOf(b.id) + 1 || 99) || a.id.localeCompare(b.id);
 
 async function main() {

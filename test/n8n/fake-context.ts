@@ -49,7 +49,11 @@ export interface FakeOptions {
 	processed?: Set<string>;
 	/** Makes checkProcessedAndRecord throw this message (a database error). */
 	processedFails?: string;
+	/** n8n's deduplication store as its processes share it (deduplicationTable); replaces `processed`. */
+	table?: DeduplicationTable;
 	workflowId?: string;
+	/** Keeps what the node logs, whatever the level. */
+	logs?: string[];
 }
 
 export const TEST_CREDENTIALS: Credentials = {
@@ -180,7 +184,7 @@ export function fakeExecute(options: FakeOptions): FakeExecute {
 		getNodeParameter,
 		getCredentials: async () => credentials,
 		continueOnFail: () => options.continueOnFail ?? false,
-		logger,
+		logger: options.logs ? recordingLogger(options.logs) : logger,
 		helpers: {
 			httpRequestWithAuthentication: makeHttp(node, () => credentials, requests),
 			// As n8n's: the base64 data of a binary property (throws when the item has none).
@@ -190,8 +194,9 @@ export function fakeExecute(options: FakeOptions): FakeExecute {
 				return Buffer.from(data, 'base64');
 			},
 			// As n8n's deduplication store in "entries" mode: new ids are recorded, known ones reported processed.
-			checkProcessedAndRecord: async (ids: string[]) => {
+			checkProcessedAndRecord: async (ids: string[], _scope: string, opts: { maxEntries?: number }) => {
 				if (options.processedFails) throw new Error(options.processedFails);
+				if (options.table) return options.table.check(`${options.workflowId ?? 'wf-test'}:${node.id}`, ids, opts.maxEntries);
 				const processed = options.processed ?? new Set<string>();
 				const fresh = ids.filter((id) => !processed.has(id));
 				for (const id of fresh) processed.add(id);
@@ -202,6 +207,42 @@ export function fakeExecute(options: FakeOptions): FakeExecute {
 		},
 	};
 	return { context: context as unknown as IExecuteFunctions, requests, hints };
+}
+
+/**
+ * n8n 2.41.1's deduplication store as its processes share it (n8n/dist/deduplication/
+ * deduplication-helper.js, "entries" mode): one row per node, read, then written back whole
+ * `writeMs` later, with no lock; the first write is an insert, which the primary key refuses when
+ * another process inserted the row meanwhile. `fail` makes the next calls throw (a database error).
+ */
+export interface DeduplicationTable {
+	rows: Map<string, string[]>;
+	calls: number;
+	fail?: string;
+	check(row: string, ids: string[], maxEntries?: number): Promise<{ new: string[]; processed: string[] }>;
+}
+
+export function deduplicationTable(writeMs = 5): DeduplicationTable {
+	const table: DeduplicationTable = {
+		rows: new Map(),
+		calls: 0,
+		async check(row, ids, maxEntries = Infinity) {
+			table.calls++;
+			if (table.fail) throw new Error(table.fail);
+			const read = table.rows.get(row);
+			await new Promise((resolve) => setTimeout(resolve, writeMs));
+			if (!read) {
+				if (table.rows.has(row)) throw new Error('duplicate key value violates unique constraint "PK_processed_data"');
+				table.rows.set(row, ids.slice(-maxEntries));
+				return { new: ids, processed: [] };
+			}
+			const seen = new Set(read);
+			const fresh = ids.filter((id) => !seen.has(id));
+			table.rows.set(row, [...read, ...fresh].slice(-maxEntries));
+			return { new: fresh, processed: ids.filter((id) => seen.has(id)) };
+		},
+	};
+	return table;
 }
 
 export function fakeLoadOptions(options: { params?: Params; credentials?: Credentials } = {}) {

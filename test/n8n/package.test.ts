@@ -100,7 +100,7 @@ describe('dist', () => {
 		const trig = new CertificateServiceTrigger().description as INodeTypeDescription;
 		expect(node.usableAsTool).toBe(true);
 		expect(node.credentials).toEqual([{ name: 'certificateServiceApi', required: true }]);
-		expect(trig.webhooks).toEqual([{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }]);
+		expect(trig.webhooks).toEqual([{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', responseData: '', path: 'webhook' }]);
 		expect(trig.inputs).toEqual([]);
 	});
 });

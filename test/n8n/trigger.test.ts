@@ -261,13 +261,17 @@ describe('webhook()', () => {
 
 	beforeEach(() => resetDeliveryMemory());
 
-	it('a valid delivery emits one item: the flattened event', async () => {
+	it('a valid delivery emits one item: the flattened event; n8n answers it {"received":true}', async () => {
 		const raw = Buffer.from(body);
 		const { context, response } = fakeWebhook({ params, rawBody: raw, headers: headersFor(body), staticData: state() });
 		const result = await trigger.webhook.call(context);
 		expect(result.workflowData).toEqual([[{ json: flattenEvent(event) }]]);
 		expect(result.workflowData?.[0][0].json).toMatchObject({ id: 'whe_1', recipientId: 'rec_1', batchId: 'batch_1' });
 		expect(response.statusCode).toBeUndefined();
+		// n8n answers a started execution with the evaluated responseData when it is set, else with
+		// webhookResponse; left undefined it is the text "firstEntryJson" (test/e2e/n8n sees the body).
+		expect(trigger.description.webhooks?.[0].responseData).toBe('');
+		expect(result.webhookResponse).toEqual({ received: true });
 	});
 
 	it.each([

@@ -7,127 +7,36 @@
  *   - HOME is a fresh empty folder (no ~/.n8n), with npm's download cache and the harness's n8n
  *     install (CERTSVC_CACHE_DIR) kept from this machine; PATH loses the node_modules/.bin
  *     folders `npm run` adds, and the environment npm's and jest's variables;
+ *   - `node` is the oldest Node the packages support (the SDK's engines floor), first on PATH;
  *   - a line that keeps running in the foreground (a server) runs in the background; the test
  *     waits for its banner, as a reader waits before pasting on, and stops it by killing its pid.
  * After each README it checks what the blocks made, and that `git status` has not changed.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../support/net';
-import { alive, withDescendants } from '../support/processes';
-import { until } from '../support/until';
 import { NEXT_STEPS } from '../../demo/next-steps';
 import { PLANS } from './blocks';
 import { fences, ROOT, shellBlocks, type Fence } from './markdown';
+import { expectSuccess, readerEnv, runSession, stopServers, useReaderNode, type Session } from './session';
 import { createSandbox } from '@certificate-service/sandbox';
-import { ensureN8nInstalled, n8nCacheDir, startN8n, type WorkflowJson } from '../e2e/n8n/harness';
+import { ensureN8nInstalled, startN8n } from '../e2e/n8n/harness';
+import { runIssueExample } from '../e2e/n8n/workflows';
 
 jest.setTimeout(20 * 60_000);
-
-interface Session {
-  file: string;
-  home: string;
-  /** Where each `/tmp/<name>` of the README goes (`<fresh>/<name>`, not created). */
-  fresh: string;
-  port: number;
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  /** What each server line printed, in order. */
-  serverLogs: () => string[];
-  /** The pid of each server line (what `$!` was). */
-  serverPids: number[];
-}
 
 const blocksByFile = new Map<string, Fence[]>();
 for (const block of shellBlocks()) {
   const plan = PLANS[block.key];
-  if (!plan || 'notRun' in plan) continue;
+  if (!plan || 'notRun' in plan || plan.registry) continue;
   blocksByFile.set(block.file, [...(blocksByFile.get(block.file) ?? []), block]);
 }
 
 const git = (...args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' }).stdout;
 
-/** The environment of a reader's terminal on this machine: no npm or jest variables, no node_modules/.bin on PATH. */
-function readerEnv(home: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !/^(npm_|CERTSVC_|JEST_|INIT_CWD$|NODE_ENV$|NODE_OPTIONS$|NODE$)/i.test(key)) env[key] = value;
-  }
-  env.PATH = (process.env.PATH ?? '').split(path.delimiter).filter((p) => !p.includes(`${path.sep}node_modules${path.sep}`)).join(path.delimiter);
-  env.HOME = home;
-  env.npm_config_cache = path.join(os.homedir(), '.npm');
-  env.CERTSVC_CACHE_DIR = path.dirname(n8nCacheDir());
-  return env;
-}
-
-/** The README's blocks as one bash script, with the substitutions above. */
-function script(blocks: Fence[], s: Pick<Session, 'fresh' | 'port'>): string {
-  const out = ['set -euo pipefail'];
-  let servers = 0;
-  for (const block of blocks) {
-    const plan = PLANS[block.key] as Exclude<(typeof PLANS)[string], { notRun: string }>;
-    out.push(`echo "### ${block.key.replaceAll('`', '')}"`);
-    for (const written of block.text.split('\n')) {
-      const line = written.replaceAll('4010', String(s.port)).replace(/\/tmp\/([\w.-]+)/g, (_m, name: string) => `${s.fresh}/${name}`);
-      const skip = plan.skip?.[written.trim()];
-      const banner = plan.servers?.[written.trim()];
-      if (skip) out.push(`# not run: ${written.trim()}`);
-      else if (banner) {
-        const log = `${s.fresh}/server-${++servers}.log`;
-        out.push(
-          `${line} > ${log} 2>&1 &`,
-          `echo $! >> ${s.fresh}/servers.pids`,
-          `for i in $(seq 900); do grep -qF '${banner}' ${log} && break; kill -0 $! 2>/dev/null || { echo "the server stopped:"; cat ${log}; exit 1; }; sleep 0.2; done`,
-          `grep -qF '${banner}' ${log} || { echo "no banner '${banner}' after 180 s:"; cat ${log}; exit 1; }`,
-        );
-      } else out.push(line);
-    }
-  }
-  return `${out.join('\n')}\n`;
-}
-
-function runSession(file: string, port: number): Session {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'readme-home-'));
-  const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'readme-tmp-'));
-  const blocks = blocksByFile.get(file)!;
-  fs.writeFileSync(path.join(fresh, 'blocks.sh'), script(blocks, { fresh, port }));
-  const result = spawnSync('bash', [path.join(fresh, 'blocks.sh')], { cwd: ROOT, env: readerEnv(home), encoding: 'utf8', timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 });
-  const pids = fs.existsSync(path.join(fresh, 'servers.pids')) ? fs.readFileSync(path.join(fresh, 'servers.pids'), 'utf8').trim().split('\n').map(Number) : [];
-  return {
-    file,
-    home,
-    fresh,
-    port,
-    status: result.status,
-    stdout: result.stdout,
-    stderr: result.stderr,
-    serverPids: pids,
-    serverLogs: () => pids.map((_p, i) => fs.readFileSync(path.join(fresh, `server-${i + 1}.log`), 'utf8')),
-  };
-}
-
-/** Kills each server's pid, as a reader would (`kill <pid>`); returns the processes still running 10 s later, then ends them. */
-async function stopServers(s: Session): Promise<number[][]> {
-  const trees = s.serverPids.map((pid) => withDescendants([pid]));
-  for (const pid of s.serverPids) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
-  }
-  await until('the servers to stop', () => trees.every((t) => alive(t).length === 0), 10_000, 100).catch(() => undefined); // what is left is returned
-  const left = trees.map((t) => alive(t));
-  for (const pid of left.flat()) process.kill(pid, 'SIGKILL');
-  return left;
-}
-
-function expectSuccess(s: Session): void {
-  expect({ status: s.status, tail: s.status === 0 ? '' : `${s.stdout.slice(-3000)}\n--- stderr ---\n${s.stderr.slice(-3000)}` }).toEqual({ status: 0, tail: '' });
-}
+// The reader's Node: the packages' engines floor, not this machine's (which may be older).
+beforeAll(() => useReaderNode(), 300_000);
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -169,16 +78,7 @@ const CHECKS: Record<string, (s: Session) => Promise<void> | void> = {
     const n8n = await startN8n({ customExtensionsDir: '', userFolder: s.home, launcher: [program, path.join(ROOT, launcher)] });
     expect(command).toBe('start');
     cleanups.push(() => n8n.stop());
-    const credential = await n8n.createCredential('certificateServiceApi', 'Certificate Service', { apiKey: 'sk_live_sandbox_demo_key_0001', baseUrl: `http://127.0.0.1:${s.port}/api/v1` });
-    const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'n8n/examples/issue-from-spreadsheet.json'), 'utf8')) as WorkflowJson & { nodes: Array<Record<string, any>> };
-    for (const node of example.nodes) {
-      if (!node.type.startsWith('n8n-nodes-certificate-service.')) continue;
-      // What the README says to choose after import: the credential and the batch.
-      node.credentials = { certificateServiceApi: { id: credential.id, name: 'Certificate Service' } };
-      node.parameters.batch = { __rl: true, mode: 'id', value: batch.id };
-    }
-    const { id } = await n8n.createWorkflow({ name: example.name, nodes: example.nodes, connections: example.connections });
-    const result = await n8n.runWorkflow(id);
+    const result = await runIssueExample(n8n, { baseUrl: `http://127.0.0.1:${s.port}/api/v1`, apiKey: 'sk_live_sandbox_demo_key_0001', batchId: batch.id });
     expect(result.status).toBe('success');
     const issued = result.outputOf('Issue Certificate');
     expect(issued.length).toBeGreaterThan(0);
@@ -253,7 +153,7 @@ test.each([...blocksByFile.keys()])('%s: its blocks run as written', async (file
   }
   if (file === 'zapier/README.md') cleanups.push(() => fs.rmSync(env, { force: true }));
 
-  const session = runSession(file, await freePort());
+  const session = await runSession(file, blocksByFile.get(file)!, await freePort());
   cleanups.push(() => {
     fs.rmSync(session.fresh, { recursive: true, force: true });
     fs.rmSync(session.home, { recursive: true, force: true });

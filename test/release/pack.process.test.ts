@@ -1,7 +1,7 @@
 // The three packages under shared/ as users get them: `npm pack`, installed from the tarballs
 // into empty folders (their dependencies from the registry; the SDK from its tarball, since
 // nothing is published yet), then used as their READMEs say:
-//   sdk:     require, import, types (nodenext), the README's issue example, Node 20.18.1 and 22;
+//   sdk:     require, import, types (nodenext), the README's issue example, on its engines floor and Node 22;
 //   cli:     `certsvc --help`, and an issue against a sandbox in this process;
 //   sandbox: `certsvc-sandbox` prints its URL and key; the README's jest test passes, written
 //            into an empty project, with the packed SDK, and leaves no handle open;
@@ -21,6 +21,8 @@ const ROOT = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
 const manifest = (name: keyof typeof PACKAGES) => JSON.parse(fs.readFileSync(path.join(PACKAGES[name], 'package.json'), 'utf8'));
 const pkg = manifest('sdk');
+/** The oldest Node the packages support: the SDK's engines floor (`>=X.Y.Z`). */
+const FLOOR = /^>=(\d+\.\d+\.\d+)$/.exec(pkg.engines.node)?.[1] ?? 'engines.node is not >=X.Y.Z';
 
 let sb: Sandbox;
 let dir: string;
@@ -62,7 +64,11 @@ describe('@certificate-service/sdk', () => {
     for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/core.js', 'dist/core.d.ts', 'dist/receivers/index.js', 'dist/undici-transport.js']) expect(files).toContain(f);
     expect(files.filter((f) => f.startsWith('dist/cli/'))).toEqual([]);
     expect(pkg.private).toBeUndefined();
-    expect(pkg.engines.node).toMatch(/^>=20/);
+    expect(pkg.engines.node).toMatch(/^>=22\.\d+\.\d+$/); // Zapier runs Node 22; Node 20 left support
+  });
+
+  test('the four packages declare one engines floor, the SDK\'s', () => {
+    expect(Object.fromEntries(Object.keys(PACKAGES).map((name) => [name, manifest(name as keyof typeof PACKAGES).engines.node]))).toEqual({ sdk: `>=${FLOOR}`, sandbox: `>=${FLOOR}`, cli: `>=${FLOOR}`, mcp: `>=${FLOOR}` });
   });
 
   test('its only runtime dependency is undici, and an empty project gets nothing else', () => {
@@ -94,7 +100,7 @@ describe('@certificate-service/sdk', () => {
   }, 60_000);
 
   test.each([
-    ['20.18.1', "the engines floor (undici 7's)", () => ensureNode('20.18.1')],
+    [FLOOR, 'the engines floor', () => ensureNode(FLOOR)],
     ['22', "Zapier's runtime", ensureNode22],
   ])('it runs on Node %s, %s: require and import', async (version, _why, install) => {
     const bin = await install();

@@ -22,11 +22,12 @@ export interface Attempt {
 export const GAVE_UP = 'the sender gave up';
 
 /**
- * n8n 2.41.1's answer to a webhook call that started an execution (responseMode onReceived):
- * the node's responseData, which defaults to the text "firstEntryJson" (webhook-helpers.js,
- * evaluateResponseOptions; webhook-on-received-response-extractor.js returns it as the body).
+ * n8n's answer to a delivery the trigger took, once n8n stored and started (or enqueued) its
+ * execution: the trigger's webhookResponse (its responseData is '', so n8n 2.41.1 does not answer
+ * the default text "firstEntryJson": webhook-helpers.js evaluateResponseOptions,
+ * webhook-on-received-response-extractor.js).
  */
-export const N8N_STARTED = 'firstEntryJson';
+export const N8N_STARTED = '{"received":true}';
 
 /** The upstream that answered, from nginx's X-Served-By (`$upstream_addr`: "a, b" when it tried a first). */
 export function answeredBy(servedBy: string | null): string {

@@ -5,6 +5,7 @@
  * answered non-2xx after the trigger took it). Used by P9 (test/bench/p9-flood.ts) and R9
  * (test/e2e/queue/faults.e2e.test.ts).
  */
+import { N8N_STARTED } from './deliver';
 
 /** One attempt as the sandbox logs it (DeliveryAttempt). */
 export interface AttemptSeen {
@@ -22,7 +23,7 @@ export interface AttemptSeen {
  * - `pending`: our code, another attempt still under way (503 DELIVERY_PENDING);
  * - `ours`: our code, anything else (filtered, not a certificate, rejected);
  * - `started`: n8n, after our code took the delivery and n8n stored and started (or enqueued)
- *   its execution: the trigger's `firstEntryJson`, the Webhook node's "Workflow was started";
+ *   its execution: the trigger's `{"received":true}` (N8N_STARTED), the Webhook node's "Workflow was started";
  * - `n8nRefused`: n8n, before our code (503 "Database is not ready!", "n8n is starting up");
  * - `n8nFailed`: n8n, a 5xx of its own (before or after our code: the trigger logs the latter);
  * - `proxy`: nginx (502/504: the process behind it is gone or slow);
@@ -35,8 +36,8 @@ export function answerer(a: AttemptSeen): Answerer {
   if (a.status === undefined) return 'none';
   if (body.includes('"duplicate":true')) return 'duplicate';
   if (body.includes('DELIVERY_PENDING')) return 'pending';
+  if (body === N8N_STARTED || body.includes('Workflow was started')) return 'started';
   if (body.includes('"received":true') || /"error":"[A-Z_]+"/.test(body)) return 'ours';
-  if (body === 'firstEntryJson' || body.includes('Workflow was started')) return 'started';
   if (body.includes('Database is not ready') || body.includes('n8n is starting up')) return 'n8nRefused';
   if (/<html|nginx/i.test(body)) return 'proxy';
   return 'n8nFailed';

@@ -40,6 +40,11 @@ export class CertificateServiceTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
+				// n8n 2.41.1 answers an execution it started with the evaluated responseData, which
+				// defaults to the text "firstEntryJson" (webhooks/webhook-helpers.js,
+				// evaluateResponseOptions); the empty string makes it answer webhook()'s
+				// webhookResponse instead (webhook-on-received-response-extractor.js).
+				responseData: '',
 				path: 'webhook',
 			},
 		],
@@ -147,7 +152,11 @@ export class CertificateServiceTrigger implements INodeType {
 					if (!ok) this.logger.warn(`Certificate Service Trigger: n8n answered ${status} to delivery ${deliveryId}; the service will retry it, and the retry runs.`);
 					void settle(ok);
 				});
-				return { workflowData: [this.helpers.returnJsonArray([flattenEvent(result.event) as unknown as IDataObject])] };
+				// n8n sends this answer once it has stored and started (or enqueued) the execution.
+				return {
+					workflowData: [this.helpers.returnJsonArray([flattenEvent(result.event) as unknown as IDataObject])],
+					webhookResponse: { received: true },
+				};
 			}
 			default:
 				return assertNever(result);

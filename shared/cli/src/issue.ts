@@ -1,5 +1,4 @@
-import path from 'node:path';
-import { CertificateServiceError, fileInFlightMarkers, stateDir, outcomeReport, type DesignVariable, type IssueOutcome, type OutcomeReport, type OutcomeTally, UsageError } from '@certificate-service/sdk';
+import { CertificateServiceError, fileInFlightMarkers, outcomeReport, type DesignVariable, type IssueOutcome, type OutcomeReport, type OutcomeTally, UsageError } from '@certificate-service/sdk';
 import type { Connection } from './connect';
 import type { Io } from './io';
 import type { CsvRow } from './csv-rows';
@@ -92,6 +91,11 @@ function neverSent(): IssueOutcome {
 export async function runIssue(flags: IssueFlags, connection: Connection, io: Pick<Io, 'stdout' | 'stderr' | 'env'>, interrupts: Interrupts = processInterrupts): Promise<number> {
   const { stdout, stderr } = io;
   const { client } = connection;
+  // Emails in flight in another certsvc (or MCP server) on this machine, even one quit with a
+  // second Ctrl-C, are waited for rather than issued again: markers in the state folder, which is
+  // checked here, before any request (a folder another user could change, or one this user cannot
+  // write, is an error naming it and the fix). Only skip-existing holds emails.
+  const markers = flags.skipExisting === false ? undefined : fileInFlightMarkers({ env: io.env });
   const bar = stderr.isTTY ? progressBar(stderr, { rate: () => client.rateLimit, waitingUntil: connection.waitingUntil }) : undefined;
   // Every message goes through the bar (when there is one), so it starts on a fresh line.
   const say = (text: string) => (bar ? bar.say(text) : void stderr.write(text));
@@ -149,9 +153,7 @@ export async function runIssue(flags: IssueFlags, connection: Connection, io: Pi
       allowUnknownVariables: flags.allowUnknownColumns === true,
       // The design's variables as read once above: the check runs on them, and reads nothing more.
       variables: input.variables,
-      // Emails in flight in another certsvc (or MCP server) on this machine, even one quit with a
-      // second Ctrl-C, are waited for rather than issued again (markers in the state folder).
-      inFlight: fileInFlightMarkers({ dir: path.join(stateDir(io.env), 'in-flight') }),
+      inFlight: markers,
       signal: stop.signal,
       onCall: (indexes) => {
         inFlight = indexes;

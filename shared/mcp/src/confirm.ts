@@ -10,7 +10,7 @@
 // The token guards against accidental calls; it is NOT the user's consent: the model can pass
 // it back by itself. Declined or unconfirmed: no write request is made.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { stateDir, validationError } from '@certificate-service/sdk';
+import { privatePath, stateDir, validationError } from '@certificate-service/sdk';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ToolAnswer } from './tool';
@@ -77,7 +77,10 @@ const PART = /^[A-Za-z0-9_-]+$/;
  * the MAC an HMAC-SHA256 under the key over all the rest. The key lives in `dir` beside `used/`,
  * the memory of redeemed tokens (one file per token, created exclusively, so two processes
  * racing for one token cannot both win). When either is missing or unreadable a new key is
- * made: older tokens then fail instead of being replayed.
+ * made: older tokens then fail instead of being replayed. The folder, `used/` and the key are
+ * checked each time (privatePath): a key another user planted would confirm their tokens, and a
+ * `used/` they can change would let a token be replayed, so either is refused and no token is
+ * made or accepted.
  */
 export class ConfirmationTokens {
   constructor(
@@ -89,18 +92,28 @@ export class ConfirmationTokens {
   /** The key, read each time (another process may have renewed it); a new one when the key or the memory is gone. */
   #key(): Buffer {
     const keyFile = path.join(this.dir, KEY_FILE);
-    try {
-      fs.readdirSync(path.join(this.dir, USED_DIR));
-      const key = Buffer.from(fs.readFileSync(keyFile, 'utf8').trim(), 'hex');
-      if (key.length === 32) return key;
-    } catch {
-      // missing or unreadable: a new key below
+    const usedDir = path.join(this.dir, USED_DIR);
+    // Throws, naming the path and the fix, when another user could have made or could change them.
+    privatePath(this.dir, 'folder');
+    const memory = privatePath(usedDir, 'folder', { create: false });
+    if (memory && privatePath(keyFile, 'secret')) {
+      try {
+        const fd = fs.openSync(keyFile, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+        try {
+          const key = Buffer.from(fs.readFileSync(fd, 'utf8').trim(), 'hex');
+          if (key.length === 32) return key;
+        } finally {
+          fs.closeSync(fd);
+        }
+      } catch {
+        // unreadable: a new key below
+      }
     }
     const key = randomBytes(32);
+    privatePath(usedDir, 'folder');
     try {
-      fs.mkdirSync(path.join(this.dir, USED_DIR), { recursive: true, mode: 0o700 });
       const temporary = `${keyFile}.${process.pid}.${randomBytes(4).toString('hex')}`;
-      fs.writeFileSync(temporary, key.toString('hex'), { mode: 0o600 });
+      fs.writeFileSync(temporary, key.toString('hex'), { flag: 'wx', mode: 0o600 });
       fs.renameSync(temporary, keyFile); // whole or not at all, even with a reader beside it
     } catch (error) {
       // No token without a place to remember it: nothing is confirmed, and the answer says where.

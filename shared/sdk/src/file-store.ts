@@ -1,7 +1,9 @@
-import { closeSync, existsSync, linkSync, openSync, readSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { DEFAULT_KEEP_DAYS, newAttempt, type DeliveryStore } from './webhooks/store';
 import { keepMsOf, pendingMsOf } from './store-options';
+import { privatePath, type PrivatePathOptions } from './state-dir';
 
 // A DeliveryStore in one SQLite file (node:sqlite), shared by every process of one machine that
 // opens the same path: pending and done claims both live in the file, a claim is one atomic
@@ -13,6 +15,10 @@ import { keepMsOf, pendingMsOf } from './store-options';
 // Beside it SQLite keeps `<path>-wal` and `<path>-shm`. The store is synchronous (node:sqlite): a
 // claim that waits for another process's write holds the event loop meanwhile (at most the busy timeout).
 // A file on a network share is not one machine: use redisStore or postgresStore there.
+// The folder, the file and its -wal/-shm are checked before SQLite opens them (privatePath): another
+// user's file or a folder others can write (/tmp) could hand this store keys it never ran ("done",
+// so an event is skipped) or take them away (an event run twice). The file is made 0600, and SQLite
+// gives -wal and -shm the mode of the file.
 
 export interface FileStoreOptions {
   /** How long a done key is kept (default 45 days: the sender's retries, about 39 hours, plus the recovery window). */
@@ -51,7 +57,9 @@ const SCHEMA = `
  * Opens (or creates) the store at `path`. Needs Node 22.13 or later (node:sqlite, loaded only
  * here, so importing the SDK prints nothing; Node 22 and 24.9 print one ExperimentalWarning when
  * it loads). Throws, naming the file and what SQLite reported, when the file is not a sound
- * store (damaged, empty, another format); the file is then left as it was.
+ * store (damaged, empty, another format); the file is then left as it was. Throws a
+ * VALIDATION_ERROR naming the path when another user could have made or could change the file
+ * or its folder, and when the folder cannot be written.
  */
 export function fileStore(path: string, options: FileStoreOptions = {}): FileStore {
   if (typeof path !== 'string' || !path.trim()) throw new TypeError('fileStore: path must be the store file\'s path.');
@@ -159,7 +167,12 @@ function sqlite(): typeof import('node:sqlite') {
 
 function open(path: string): DatabaseSync {
   const { DatabaseSync } = sqlite();
-  if (!existsSync(path)) create(DatabaseSync, path);
+  const check: PrivatePathOptions = { field: 'path', instead: 'or pass fileStore a path in a folder of your own (mkdir -m 700 <folder>)', create: false };
+  // The folder is the caller's to make (not made here); an existing one must be this user's alone.
+  if (!privatePath(dirname(path), 'folder', check)) throw new Error(`fileStore ${path}: could not create the store: its folder ${dirname(path)} does not exist (make it first: mkdir -m 700 ${dirname(path)}).`);
+  if (!privatePath(path, 'file', check)) create(DatabaseSync, path);
+  // SQLite opens these beside the file (measured: it refuses a link there, "unable to open database file").
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) privatePath(file, 'file', check);
   const damaged = (why: string, fix = 'restore it from a backup, or move it away (a new store at this path starts empty: a copy of an event it had run would run again)') =>
     new Error(`fileStore ${path}: ${why}. The file was left as it is: ${fix}.`);
   const size = statSync(path).size;
@@ -191,6 +204,8 @@ function open(path: string): DatabaseSync {
 function create(Database: typeof DatabaseSync, path: string): void {
   const temp = `${path}.${process.pid}.${newAttempt().slice(0, 8)}.new`;
   try {
+    // Made empty first, 0600, so the store is (SQLite keeps the mode of an empty file it fills, and gives it to -wal and -shm).
+    closeSync(openSync(temp, 'wx', 0o600));
     const db = new Database(temp);
     try {
       db.exec(SCHEMA);

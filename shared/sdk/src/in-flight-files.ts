@@ -2,17 +2,20 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { InFlightMarkers } from './issue/in-flight';
-import { stateDir } from './state-dir';
+import { privatePath, stateDir, type PrivatePathOptions } from './state-dir';
 
 // In-flight markers as files, for issue runs in different processes (a per-call MCP client whose
 // server process is killed mid-call, a CLI quit with a second Ctrl-C, then a new run): one file
 // per (service, batch, email) key under `<stateDir>/in-flight/`, created exclusively (`wx`), named
 // by the key's hash (no email or key in a file name). A marker says which process holds it and,
-// once its call is sent, when.
+// once its call is sent, when. The folder and each marker read are checked first (privatePath):
+// another user's folder or marker could hold this user's emails, or lose their markers.
 
 export interface FileMarkerOptions {
-  /** Default `<stateDir()>/in-flight`. */
+  /** Default `<stateDir(env)>/in-flight`. Made 0700 if missing; refused, with an error naming it, if another user could change it. */
   dir?: string;
+  /** The environment `stateDir` reads when `dir` is not given (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
   /**
    * A marker whose process is gone (killed) but whose call was sent: that call may still be at
    * the service, so the marker holds for this long after it was sent. Default 60 s: twice the
@@ -68,33 +71,40 @@ export function markerState(m: Marker | undefined, mtimeMs: number, options: Req
   return options.now - m.sentAt >= options.orphanSettleMs ? 'stale' : 'settling';
 }
 
-function readMarker(file: string): { marker?: Marker; mtimeMs: number } | undefined {
+/** A marker's text; a link is not followed (ELOOP). */
+function readText(file: string): string {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   try {
-    const mtimeMs = fs.statSync(file).mtimeMs;
-    try {
-      return { marker: JSON.parse(fs.readFileSync(file, 'utf8')) as Marker, mtimeMs };
-    } catch {
-      return { mtimeMs };
-    }
-  } catch {
-    return undefined; // gone meanwhile
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function readMarker(file: string, check: PrivatePathOptions): { marker?: Marker; mtimeMs: number } | undefined {
+  const stats = privatePath(file, 'file', check); // another user's, or a link: refused, not read
+  if (!stats) return undefined; // gone meanwhile
+  try {
+    return { marker: JSON.parse(readText(file)) as Marker, mtimeMs: stats.mtimeMs };
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : { mtimeMs: stats.mtimeMs };
   }
 }
 
 /** In-flight markers in files; pass to `issueMany` as `inFlight`. */
 export function fileInFlightMarkers(options: FileMarkerOptions = {}): InFlightMarkers {
-  const dir = options.dir ?? path.join(stateDir(), 'in-flight');
+  const dir = options.dir ?? path.join(stateDir(options.env), 'in-flight');
+  const check: PrivatePathOptions = options.dir === undefined ? {} : { field: 'dir', instead: 'or pass a dir of your own' };
+  // Checked (and made) before anything is held, so a refused folder stops the run before any request.
+  privatePath(dir, 'folder', check);
   const now = options.now ?? Date.now;
   const policy = { orphanSettleMs: options.orphanSettleMs ?? 60_000, maxLiveMs: options.maxLiveMs ?? 3_600_000 };
   const me = { pid: process.pid, host: os.hostname(), procStart: processStart(process.pid) };
-  let made = false;
   const fileOf = (key: string) => {
     if (!/^[0-9a-f]{16,128}$/.test(key)) throw new Error('in-flight marker: a key is a hex hash'); // never a path
     return path.join(dir, key);
   };
   const create = (file: string): boolean => {
-    if (!made) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    made = true;
     try {
       fs.writeFileSync(file, JSON.stringify({ ...me, createdAt: now() } satisfies Marker), { flag: 'wx', mode: 0o600 });
       return true;
@@ -111,7 +121,7 @@ export function fileInFlightMarkers(options: FileMarkerOptions = {}): InFlightMa
     } catch {
       return; // another process moved it first
     }
-    const moved = fs.readFileSync(aside, 'utf8');
+    const moved = readText(aside);
     if (moved !== judged) {
       // A fresh marker was made between the look and the move: put it back.
       try {
@@ -127,12 +137,12 @@ export function fileInFlightMarkers(options: FileMarkerOptions = {}): InFlightMa
       const file = fileOf(key);
       for (let attempt = 0; attempt < 3; attempt++) {
         if (create(file)) return true;
-        const found = readMarker(file);
+        const found = readMarker(file, check);
         if (!found) continue; // released meanwhile: try again
         if (markerState(found.marker, found.mtimeMs, { ...policy, now: now() }) !== 'stale') return false;
         let judged = '';
         try {
-          judged = fs.readFileSync(file, 'utf8');
+          judged = readText(file);
         } catch {
           continue;
         }
@@ -145,7 +155,9 @@ export function fileInFlightMarkers(options: FileMarkerOptions = {}): InFlightMa
       for (const key of keys) {
         const file = fileOf(key);
         const tmp = `${file}.tmp-${process.pid}`;
-        fs.writeFileSync(tmp, JSON.stringify({ ...me, createdAt: readMarker(file)?.marker?.createdAt ?? at, sentAt: at } satisfies Marker), { mode: 0o600 });
+        const marker = JSON.stringify({ ...me, createdAt: readMarker(file, check)?.marker?.createdAt ?? at, sentAt: at } satisfies Marker);
+        fs.rmSync(tmp, { force: true }); // a leftover (or a link put there) goes; the new one is made, never written through
+        fs.writeFileSync(tmp, marker, { flag: 'wx', mode: 0o600 });
         fs.renameSync(tmp, file); // whole or not at all
       }
     },

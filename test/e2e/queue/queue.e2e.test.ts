@@ -12,10 +12,13 @@ import type { Recipient, WebhookEvent } from '@certificate-service/sdk/core';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { copyPackageToExtensionsDir, ensurePackageBuilt, PACKAGE_DIR } from '../n8n/package-setup';
 import { startQueueN8n, type QueueN8n } from './harness';
-import { triggerWorkflow } from '../n8n/workflows';
+import { triggerWorkflow, verifyWorkflow } from '../n8n/workflows';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { until } from '../../support/until';
 import { allExecutions, countByEvent, deliver, figureLog, savedStaticData, settledExecutions, sql } from './support';
+import { captureReceiver, occurrencesOf, outcomes, send, sendTogether, summarize, verifyRuns, type Occurrence } from './verify-copies';
+import { executionPages } from '../n8n/harness';
+import { settledExecutions as settledOf } from '../../support/deliver';
 
 jest.setTimeout(300_000);
 
@@ -309,6 +312,96 @@ describe('n8n queue mode: main + 2 workers + 2 webhook processes behind nginx', 
     await q.main.restart({ N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true' });
     for (const id of storm) await q.main.unpublish(id);
     expect(sb.controls.subscriptions(workspaceId)).toHaveLength(1);
+  });
+
+  // ---- Webhook → Delivery: Verify: Verify runs inside executions, on whichever worker Bull hands each copy ----
+
+  it('Webhook → Verify with default options: copies of one occurrence on different workers (both orders), the same delivery twice, a worker restart between copies → each occurrence output once', async () => {
+    // Occurrences of a workspace of their own, each delivered once to a receiver that keeps them.
+    const capture = await captureReceiver();
+    const copiesWs = sb.controls.createWorkspace({ quota: 1_000 });
+    const copiesCore = createClient({ baseUrl: sb.baseUrl, apiKey: copiesWs.apiKey });
+    await copiesCore.createSubscription({ url: capture.url, events: ['certificate.issued', 'certificate.failed'] });
+    const copiesBatch = await copiesCore.createBatch({ title: 'Verify copies', designId: 'design_classic' });
+    const since = Date.now() - 1_000;
+    // Up to 3 groups of 4 occurrences (2 issued, 2 failed) per order, and 1 for the restart.
+    const people = Array.from({ length: 25 }, (_, i) => ({ name: `Copy ${i}`, email: i % 2 ? `copy${i}@bounce.test` : `copy${i}@example.com` }));
+    await copiesCore.issueBulk(copiesBatch.id, people, { send: true });
+    await until('every issued and failed delivery kept', () => capture.copies.size >= 25 + 12, 60_000, 100);
+    await capture.close();
+    const found = await occurrencesOf(copiesCore, copiesBatch.id, since, capture.copies);
+    const issued = found.filter((o) => o.type === 'certificate.issued' && !o.service.event.data.email.endsWith('@bounce.test'));
+    const failed = found.filter((o) => o.type === 'certificate.failed');
+    expect([issued.length, failed.length]).toEqual([13, 12]);
+
+    // The workflow: Webhook (Raw Body) → Verify with no option added, subscribed from a workspace of its own (for the duplicates).
+    const dupWs = sb.controls.createWorkspace({ quota: 1_000 });
+    const dupCore = createClient({ baseUrl: sb.baseUrl, apiKey: dupWs.apiKey });
+    const url = `${q.url}/webhook/queue-verify`;
+    const { secret: signingSecret } = await dupCore.createSubscription({ url, events: ['certificate.issued'] });
+    const wf = await q.main.createWorkflow(verifyWorkflow('Queue verify', 'queue-verify', signingSecret, credential));
+    await q.main.publish(wf.id);
+    const runs = async () => {
+      await settledOf(() => executionPages(q.main, wf.id), 3_000, 120_000, true);
+      return verifyRuns(q.main, wf.id, q.workers);
+    };
+    type Group = { key: string; deliveryIds: string[] };
+    const pair = (o: Occurrence): Group => ({ key: o.key, deliveryIds: [o.service.deliveryId, o.recovered.deliveryId] });
+    /**
+     * Sends groups of 4 occurrences until the copies of one of them ran on two workers (Bull chooses;
+     * 3 groups at most): what became of all of them.
+     */
+    const untilOnTwoWorkers = async (sendGroup: () => Promise<Group[]>) => {
+      const groups: Group[] = [];
+      for (let round = 0; round < 3; round++) {
+        groups.push(...(await sendGroup()));
+        if (outcomes(groups, await runs()).some((o) => o.workers.length >= 2)) break;
+      }
+      return summarize(outcomes(groups, await runs()));
+    };
+    // Both copies of an occurrence together (5 ms apart), one occurrence at a time.
+    const together = (firstCopy: 'recovered' | 'service') => async () => {
+      const group = [issued.shift()!, failed.shift()!, issued.shift()!, failed.shift()!];
+      for (const o of group) {
+        await sendTogether(url, signingSecret, o[firstCopy], firstCopy === 'recovered' ? o.service : o.recovered, 5);
+        await sleep(300);
+      }
+      return group.map(pair);
+    };
+    // The service's own duplicates: each delivery sent twice at once, one delivery id.
+    const duplicates = async () => {
+      sb.controls.setDuplicateDeliveries(2);
+      const batch = await dupCore.createBatch({ title: 'Verify duplicates', designId: 'design_classic' });
+      await dupCore.issueBulk(batch.id, Array.from({ length: 4 }, (_, i) => ({ name: `Dup ${i}`, email: `dup${i}@example.com` })));
+      const ids = new Set(sb.controls.certificates(batch.id).map((r) => r.id));
+      const events = () => sb.controls.events().filter((e) => ids.has(e.recipientId));
+      await sb.controls.waitForDeliveries((l) => l.filter((d) => d.outcome === 'succeeded' && events().some((e) => e.id === d.eventId)).length >= 8, 60_000);
+      sb.controls.setDuplicateDeliveries(1);
+      return events().map((e) => ({ key: e.recipientId, deliveryIds: e.deliveryIds }));
+    };
+    const byCase = {
+      recoveredFirst: await untilOnTwoWorkers(together('recovered')),
+      serviceFirst: await untilOnTwoWorkers(together('service')),
+      serviceDuplicates: await untilOnTwoWorkers(duplicates),
+    };
+
+    // A restart between two copies: the recovered copy runs, the worker that ran it restarts, then the service's copy comes.
+    const last = issued.shift()!;
+    await send(url, signingSecret, last.recovered);
+    const ranOn = (await runs()).find((r) => r.deliveryId === last.recovered.deliveryId)!.worker;
+    expect(ranOn).toBeGreaterThanOrEqual(0);
+    await q.workers[ranOn].restart();
+    await send(url, signingSecret, last.service);
+    const restart = outcomes([pair(last)], await runs())[0];
+    record('verifyDefaultOptions', { ...byCase, workerRestart: { restarted: ranOn, ran: restart.ran, workers: restart.workers } });
+
+    for (const c of Object.values(byCase)) {
+      expect(c).toMatchObject({ ranOnce: c.occurrences, ranTwice: 0, ranNever: 0 });
+      // The point of the test: copies of an occurrence did run on two workers (each worker's memory alone would run both).
+      expect(c.copiesOnTwoWorkers).toBeGreaterThan(0);
+    }
+    expect(restart.ran).toBe(1);
+    await q.main.unpublish(wf.id);
   });
 
   /** Waits until no subscription call has come for 5 s (at most 90 s). */

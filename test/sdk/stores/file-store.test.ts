@@ -68,7 +68,7 @@ test('a store with one damaged page is refused with what SQLite reported, and le
 
 test('a folder that does not exist: an error naming the file', () => {
   const file = path.join(dir, 'missing-folder', 'claims.db');
-  expect(() => fileStore(file)).toThrow(`fileStore ${file}: could not create the store: unable to open database file`);
+  expect(() => fileStore(file)).toThrow(`fileStore ${file}: could not create the store: its folder ${path.dirname(file)} does not exist (make it first: mkdir -m 700 ${path.dirname(file)}).`);
   expect(existsSync(path.dirname(file))).toBe(false);
 });
 

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { assertNever, flattenEvent, handleDelivery, type DeliveryStore, type HeaderBag } from '@certificate-service/sdk/core';
-import { deliveryMemory, MEMORY_DELIVERIES } from '../../../shared/delivery-memory';
+import { deliveryMemory } from '../../../shared/delivery-memory';
+import { recordClaim } from '../../../shared/recorded-claims';
 
 /*
  * The high-volume receive path: a Webhook node (POST, Raw Body on, respond immediately) in
@@ -56,9 +57,13 @@ const properties: INodeProperties[] = [
 				displayName: 'Record Delivery IDs',
 				name: 'recordInN8n',
 				type: 'boolean',
-				default: false,
+				// On unless turned off: in queue mode each worker has its own memory, and copies of a
+				// delivery go to different workers. Saved workflows that never added the option get
+				// this default too (n8n saves a collection's options only when added), which is the
+				// point; one that set it false keeps false.
+				default: true,
 				description:
-					'Whether to also record each delivery ID in n8n\'s deduplication store, so a copy that reaches another process or comes after a restart is dropped too. n8n reads and then writes that store without a lock: two copies handled at the same instant by two workers can both pass.',
+					'Whether to also record each delivery in n8n\'s deduplication store, so a copy that another worker gets, or that comes after a restart, is dropped too (a database read and write, and 0.5 s, per new delivery). That store has no lock: if a worker stalls over 0.5 s inside it, two copies can still both pass (2 in 212 measured under heavy load).',
 			},
 		],
 	},
@@ -68,32 +73,31 @@ const displayOptions = { show: { resource: ['delivery'], operation: ['verify'] }
 
 export const description = updateDisplayOptions(displayOptions, properties);
 
-/** This process's memory, then (when asked) n8n's deduplication store: both must call the id new. */
+/** This process's memory, then (unless turned off) n8n's deduplication store: both must call the claim new. */
 function storeFor(context: IExecuteFunctions, recordInN8n: boolean): DeliveryStore {
-	const memory = deliveryMemory(`${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`);
+	const nodeKey = `${context.getWorkflow().id ?? ''}:${context.getNode().id ?? context.getNode().name}`;
+	const memory = deliveryMemory(nodeKey);
 	if (!recordInN8n) return memory;
 	return {
 		claim: async (id) => {
 			const state = await memory.claim(id);
 			if (state !== 'taken') return state;
-			try {
-				const { new: fresh } = await context.helpers.checkProcessedAndRecord([id], 'node', { mode: 'entries', maxEntries: MEMORY_DELIVERIES });
-				if (fresh.length === 1) return 'taken';
-				await memory.settle(id, true); // another process ran it: done here too
+			const recorded = await recordClaim(context, nodeKey, id);
+			if (recorded === 'processed') {
+				await memory.settle(id, true); // another execution ran it: done here too
 				return 'done';
-			} catch {
-				// n8n 2.41.1 inserts the store's first row, then rewrites it, with no lock
-				// (deduplication/deduplication-helper.js, handleHashedItems): two workers writing at
-				// once fail one of them on the unique key. The Webhook node has already answered 200,
-				// so failing here would lose the delivery for good (measured by P9 in queue mode).
-				// Taking it keeps at-least-once: at worst one duplicate, this process's memory still
-				// drops later copies.
-				return 'taken';
 			}
+			if (recorded === 'unknown') {
+				// n8n's store failed, or never held the claim long enough to tell. The Webhook node
+				// has already answered 200, so dropping the delivery would lose it for good: it runs
+				// (at least once), and this process's memory still drops later copies.
+				context.logger.warn(`Certificate Service Verify: could not record ${id} in n8n's deduplication store; it runs, and a copy on another worker may run too.`);
+			}
+			return 'taken';
 		},
 		settle: (id, ok, at) => memory.settle(id, ok, at),
-		// Only this process's memory keeps a failure's time: n8n's store keeps ids. A later bounce
-		// whose first failure ran in another process is a duplicate (never twice).
+		// Only this process's memory keeps a failure's time: n8n's store keeps keys. A later bounce
+		// whose first failure ran on another worker is a duplicate there (never twice, but not run).
 		doneAt: (id) => memory.doneAt?.(id),
 	};
 }
@@ -102,7 +106,7 @@ function storeFor(context: IExecuteFunctions, recordInN8n: boolean): DeliverySto
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const items = this.getInputData();
 	const options = this.getNodeParameter('options', 0, {}) as { onRejected?: 'drop' | 'output' | 'error'; recordInN8n?: boolean };
-	const store = storeFor(this, options.recordInN8n === true);
+	const store = storeFor(this, options.recordInN8n !== false);
 	const out: INodeExecutionData[] = [];
 	const notCertificate: string[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {

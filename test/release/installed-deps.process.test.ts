@@ -1,0 +1,19 @@
+// Each workspace runs here on the versions its package.json asks for. npm 11 can write a
+// workspace's own copy of a dependency into package-lock.json (shared/sdk/node_modules/undici)
+// and then never install it, when the root has another major (it did with undici 8 beside the
+// root's 7): the SDK's tests would then run on a version its users never get. `npm ls` reads
+// what is installed and calls such a dependency "invalid".
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+test('every dependency of every workspace is installed at a version its package.json allows (npm ls)', async () => {
+  const result = await promisify(execFile)('npm', ['ls', '--workspaces', '--depth=0', '--json'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }).then(
+    (r) => ({ code: 0, stdout: r.stdout }),
+    (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+  );
+  const { problems = [] } = JSON.parse(result.stdout) as { problems?: string[] };
+  expect({ code: result.code, problems }).toEqual({ code: 0, problems: [] });
+}, 120_000);
