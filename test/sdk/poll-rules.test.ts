@@ -135,6 +135,8 @@ describe('readState: a stored state, checked field by field', () => {
     ['an unknown order', { v: 2, known: [], order: 'random' }, 'state.order'],
     ['a walk without its place', { v: 2, known: [], walk: { at: { cursor: 5, ids: [] } } }, 'state.walk'],
     ['a walk with a bad time', { v: 2, known: [], walk: { since: 'now' } }, 'state.walk'],
+    ['a walk with a bad noteBefore', { v: 2, known: [], walk: { since: T, noteBefore: '2026' } }, 'state.walk'],
+    ['a walk with a field this release does not know (quiet, an earlier name of noteBefore)', { v: 2, known: [], walk: { since: T, quiet: T } }, 'state.walk.quiet'],
     ['a walk with a bad from', { v: 2, known: [], walk: { from: { cursor: 1 } } }, 'state.walk'],
     ['a bad from', { v: 2, known: [], from: { cursor: 7 } }, 'state.from'],
   ])('%s: an error naming %s', (_name, state, field) => {
@@ -152,7 +154,7 @@ describe('readState: a stored state, checked field by field', () => {
   test('none: undefined (a first poll); a good one as it is', () => {
     expect(readState(undefined)).toBeUndefined();
     expect(readState(null)).toBeUndefined();
-    const good = { v: 2, order: 'oldest-first', floor: T, known: [['rec_1', T]], walk: { since: T, at: { cursor: 'c', ids: ['rec_1'] } }, from: { cursor: null } };
+    const good = { v: 2, order: 'oldest-first', floor: T, known: [['rec_1', T]], walk: { since: T, noteBefore: T + 1000, at: { cursor: 'c', ids: ['rec_1'] } }, from: { cursor: null } };
     expect(readState(good)).toEqual(good);
   });
 });

@@ -14,8 +14,9 @@ import { claimOccurrence, type DeliveryStore } from './webhooks/store';
 
 // Recovery: the events a receiver missed past the service's last retry (7 attempts over about
 // 39 hours), derived from the lists, since the service keeps no list of past events. Each
-// occurrence at or after `since` is read by the poll engine (one walk from a floor of `since`)
-// and handed over as the event the service would have delivered, marked `recovered: true`.
+// occurrence at or after `since` is found by one walk of each list from a floor of `since`
+// (poll/walk.ts readFromFloor: the polls' reader, with no budget and nothing known) and handed
+// over as the event the service would have delivered, marked `recovered: true`.
 //
 // - issued: certificates created at or after `since`;
 // - sent: sends stamped (`emailSentAt`) at or after `since`, of any certificate: one issued

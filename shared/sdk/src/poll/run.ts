@@ -8,7 +8,12 @@ import { ListWalk } from './walk';
 /** The service's clock (its `Date` header) is to the second: what is stamped in the second of an answer may have existed before it. */
 const SECOND = 1000;
 
-/** One poll of one batch (index.ts says what and why): the walks within the budget, what they emitted, the next state. */
+/**
+ * One poll of one batch (index.ts says what and why). The first poll (no state: the trigger's
+ * activation) begins the first walk, which notes all it reads (state.ts Walk.noteBefore). A later
+ * poll goes on with the walk the last one left unfinished, if any, then begins at most one new
+ * walk; all within the budget of list requests.
+ */
 export class PollRun {
   private readonly list: ListWalk;
   private readonly first: boolean;
@@ -20,7 +25,7 @@ export class PollRun {
   constructor(api: Api, batchId: string, private readonly settings: PollSettings, state: PollState | undefined) {
     this.first = state === undefined;
     const take = (o: Occurrence, verdict: 'new' | 'note') => this.take(o, verdict);
-    this.list = new ListWalk(api, { ...settings, batchId }, state ?? {}, take, settings.budget);
+    this.list = new ListWalk(api, { ...settings, batchId }, state ?? { walk: { noteBefore: END_OF_TIME } }, take, settings.budget);
   }
 
   get requests(): number {
@@ -29,14 +34,11 @@ export class PollRun {
 
   async poll(): Promise<void> {
     const list = this.list;
-    // The first poll is one walk, the first (it notes what exists). Later: the walk the last
-    // poll left unfinished, if any, then at most one new walk.
     let resumed = list.walk !== undefined;
-    if (this.first) list.walk = { noteBefore: END_OF_TIME };
     for (;;) {
-      if (!(await list.walkOn())) {
+      if ((await list.walkOn()) === 'budget') {
         list.notes.push(`Read ${list.requests} pages of the list (the budget of one poll) before the walk was done; the next poll goes on from there.`);
-        // The first walk goes on: from the second after its first answer (state.ts Walk.noteBefore).
+        // The first walk goes on at the next poll, which emits what was stamped after the second of its first answer.
         const walk = list.walk!;
         if (this.first && !walk.guessed) walk.noteBefore = walk.since! + SECOND;
         return;

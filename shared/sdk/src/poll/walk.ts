@@ -8,6 +8,20 @@ import { LIST_ENDPOINT, occurrence, pollFilter, type Occurrence, type PollEvent 
 import { bounds, judge, latestTime, newestFirst, orderAfter, serviceTime, type ListOrder } from './rules';
 import { prune, type Place, type PollState, type Walk } from './state';
 
+// A *walk* reads one batch's list (`GET /batches/{id}/recipients`) from a start place to its end,
+// page after page; newest first it stops once it is past its region (rules.ts bounds). It begins
+// when the service's clock reads `since` (the `Date` of its first answer), so it sees everything
+// stamped before `since`; once done, `since` is the floor of the walks after it. Each occurrence
+// read is judged (rules.ts judge) and the new and the noted are handed to the walk's owner.
+//
+// A walk can span polls: the state keeps the page it reached (`at`, and the one before, `back`).
+// The next poll asks for that page again, and it must still hold an id read there, or the list
+// moved under the cursor and an item may be skipped: then it steps back a page. A read ends in
+// one of four ways, each a value (ReadEnd): done; the budget spent; the start page moved
+// (`shifted`); or the service refused a cursor (expired or unknown: `refused`), and the walk
+// reads the list again from the top. Only an answer that cannot be read, and a refusal of the top
+// (no cursor: the batch itself is refused), are thrown: they are errors, not places.
+
 /** The list a walk reads: one batch's, for one event, in pages of `pageSize`; sent/failed within `windowMs` before the floor. */
 export interface ListSpec {
   batchId: string;
@@ -19,10 +33,10 @@ export interface ListSpec {
 /** What the walk's owner does with an occurrence judged new or noted (rules.ts judge); a skipped one is not handed over. */
 export type OnJudged = (o: Occurrence, verdict: 'new' | 'note') => void;
 
-/** How a read from a start place ended: the walk is done, the budget is spent, the start page shifted, or the service refused a cursor. */
+/** How a read from a start place ended (see the top of this file). */
 type ReadEnd = { kind: 'done' | 'budget' | 'shifted' } | { kind: 'refused'; error: CertificateServiceError };
 
-/** A cursor the service will not take any more (expired, or unknown to it): the walk restarts from the top. */
+/** A cursor the service will not take (expired, or unknown to it): the walk reads again from the top. */
 const isRefusal = (error: unknown): error is CertificateServiceError =>
   error instanceof CertificateServiceError && (error.status === 400 || error.status === 404 || error.status === 410);
 
@@ -32,16 +46,15 @@ type Start = { cursor: string | null; fits: (page: DecodedPage<Recipient>) => bo
 const TOP: Place = { cursor: null, ids: [] };
 
 /**
- * The walks of one batch's list (index.ts says what and why): from the place a state gives,
- * page by page within a budget, each occurrence judged against the floor, the window, what is
- * known and the walk's noteBefore, and handed to `onJudged`. A poll (run.ts) and recovery
- * (readFromFloor) walk with it.
+ * The walks of one batch's list, from the place a state gives, within a budget of requests:
+ * each occurrence judged against the floor, the window, what is known and the walk's
+ * noteBefore, and handed to `onJudged`. A poll (run.ts) and recovery (readFromFloor) walk with it.
  */
 export class ListWalk {
   order: ListOrder | undefined;
-  floor: number | undefined;
+  private floor: number | undefined;
   readonly known: Map<string, number>;
-  /** The walk under way; walkOn begins one (`{}`) when there is none. */
+  /** The walk under way; walkOn begins one (`{}`) when there is none, finishWalk ends it. */
   walk: Walk | undefined;
   private from: PollState['from'];
   /** Every occurrence read, by key. */
@@ -64,15 +77,15 @@ export class ListWalk {
     this.from = state.from;
   }
 
-  /** Goes on with the walk: true when it is done, false when the budget ran out first. */
-  async walkOn(): Promise<boolean> {
+  /** Goes on with the walk under way (or begins one) until it is done or the budget is spent. */
+  async walkOn(): Promise<'done' | 'budget'> {
     const walk = (this.walk ??= {});
     for (;;) {
-      if (this.requests >= this.budget) return false;
+      if (this.requests >= this.budget) return 'budget';
       const end = await this.readFrom(this.startPlace(walk));
       if (end.kind === 'shifted') this.stepBack(walk);
       else if (end.kind === 'refused') this.restart(walk, end.error);
-      else return end.kind === 'done';
+      else return end.kind;
     }
   }
 
@@ -118,8 +131,7 @@ export class ListWalk {
 
   /**
    * Reads the page at the start place and follows the next cursors (the one walk over pages,
-   * pagination.ts), each page judged, each request within the budget. The service's refusal of
-   * a cursor ends the read as a value; of the top (a missing batch), it is the error it is.
+   * pagination.ts), each page judged, each request within the budget; how it ended, as a value.
    */
   private async readFrom(start: Start): Promise<ReadEnd> {
     const orderBefore = this.order;
