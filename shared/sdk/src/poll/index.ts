@@ -17,16 +17,16 @@ export { checkPollSettings, checkRecoverSettings, DEFAULT_BUDGET, DEFAULT_WINDOW
 
 // Polling: how a trigger without a webhook subscription finds the new occurrences of a batch
 // (each certificate issued, each send, each failure) once, within a budget of requests a poll.
-// A walk of the list (`GET /batches/{id}/recipients`, by `emailStatus` for sent/failed) that
+// A *walk* of the list (`GET /batches/{id}/recipients`, by `emailStatus` for sent/failed) that
 // began when the service's clock (`Date`) read S sees everything stamped before S: once done, S
 // is the *floor*. Later walks skip occurrences before the floor and keep the keys they emitted
 // after it (*known*), so ties in `createdAt` come once. The first walk only notes (makes known)
 // what may have existed when the trigger began (*noteBefore*, state.ts). Sent/failed read a
 // *window*: certificates issued up to `windowDays` before the floor (the list is sorted by issue,
 // a send comes later).
-// Where a walk goes (the list's order, a walk the budget cut short, a shifted or refused cursor):
-// walk.ts; what one poll does with its walks: run.ts; the rules: rules.ts; the SDK README's
-// "Polling" says it for users.
+// One poll's walks: run.ts; one walk (the list's order, the budget, a shifted or refused
+// cursor): walk.ts; the verdicts: rules.ts; the words in full: docs/design/sdk.md "Polling";
+// for users: the SDK README's "Polling".
 
 /** One batch's poll: its settings (checkPollSettings) and the previous poll's state. */
 export interface PollOptions extends PollSettingsInput {
