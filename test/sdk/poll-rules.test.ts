@@ -1,10 +1,10 @@
-// The pure rules of a poll (shared/sdk/src/poll/occurrence.ts, rules.ts, state.ts), table by
+// The pure rules of a poll (shared/sdk/src/occurrence.ts, poll/rules.ts, poll/state.ts), table by
 // table: what a listed certificate stands for, the verdict on it, the order a read shows, the
 // bounds of a walk, how long a key is kept, the service's clock, and the stored state: checked
 // field by field, pruned.
 import { CertificateServiceError, type Recipient } from '@certificate-service/sdk/core';
-import { bounds, DAY_MS, judge, keepUntil, latestTime, newestFirst, orderAfter, serviceTime, type Judge } from '../../shared/sdk/src/poll/rules';
-import { occurrence, occurrenceKey, type Occurrence } from '../../shared/sdk/src/poll/occurrence';
+import { bounds, DAY_MS, END_OF_TIME, judge, keepUntil, latestTime, newestFirst, orderAfter, serviceTime, type Judge } from '../../shared/sdk/src/poll/rules';
+import { occurrence, occurrenceKey, type Occurrence } from '../../shared/sdk/src/occurrence';
 import { MAX_KNOWN, prune, readState } from '../../shared/sdk/src/poll/state';
 import { recipientFixture } from '../support/recipient';
 
@@ -87,10 +87,10 @@ describe('judge: new, noted, or skipped', () => {
     ['at the floor, known: skipped (the tie emitted once)', occ('a', T, T), { floor: T, known: new Map([['a', T]]) }, 'skip'],
     ['no time (failed), not known: new whatever the floor', occ('a:failed', T - DAY_MS), { floor: T }, 'new'],
     ['sent/failed created before the window: skipped', occ('a', T - 1, T + 5), { windowStart: T }, 'skip'],
-    ['the first poll notes everything', occ('a', T, T), { quiet: true }, 'note'],
-    ['later polls of the first walk note what may have existed', occ('a', T, T + 999), { quiet: T + 1000 }, 'note'],
-    ['and emit what was stamped after', occ('a', T, T + 1000), { quiet: T + 1000 }, 'new'],
-    ['no time during the first walk: noted', occ('a:failed', T), { quiet: T + 1000 }, 'note'],
+    ['the first poll notes everything', occ('a', T, T), { noteBefore: END_OF_TIME }, 'note'],
+    ['later polls of the first walk note what may have existed', occ('a', T, T + 999), { noteBefore: T + 1000 }, 'note'],
+    ['and emit what was stamped after', occ('a', T, T + 1000), { noteBefore: T + 1000 }, 'new'],
+    ['no time during the first walk: noted', occ('a:failed', T), { noteBefore: T + 1000 }, 'note'],
   ])('%s', (_name, o, j, verdict) => {
     expect(judge(o, { ...base, ...j })).toBe(verdict);
   });
@@ -135,6 +135,8 @@ describe('readState: a stored state, checked field by field', () => {
     ['an unknown order', { v: 2, known: [], order: 'random' }, 'state.order'],
     ['a walk without its place', { v: 2, known: [], walk: { at: { cursor: 5, ids: [] } } }, 'state.walk'],
     ['a walk with a bad time', { v: 2, known: [], walk: { since: 'now' } }, 'state.walk'],
+    ['a walk with a bad noteBefore', { v: 2, known: [], walk: { since: T, noteBefore: '2026' } }, 'state.walk'],
+    ['a walk with a field this release does not know (quiet, an earlier name of noteBefore)', { v: 2, known: [], walk: { since: T, quiet: T } }, 'state.walk.quiet'],
     ['a walk with a bad from', { v: 2, known: [], walk: { from: { cursor: 1 } } }, 'state.walk'],
     ['a bad from', { v: 2, known: [], from: { cursor: 7 } }, 'state.from'],
   ])('%s: an error naming %s', (_name, state, field) => {
@@ -152,7 +154,7 @@ describe('readState: a stored state, checked field by field', () => {
   test('none: undefined (a first poll); a good one as it is', () => {
     expect(readState(undefined)).toBeUndefined();
     expect(readState(null)).toBeUndefined();
-    const good = { v: 2, order: 'oldest-first', floor: T, known: [['rec_1', T]], walk: { since: T, at: { cursor: 'c', ids: ['rec_1'] } }, from: { cursor: null } };
+    const good = { v: 2, order: 'oldest-first', floor: T, known: [['rec_1', T]], walk: { since: T, noteBefore: T + 1000, at: { cursor: 'c', ids: ['rec_1'] } }, from: { cursor: null } };
     expect(readState(good)).toEqual(good);
   });
 });

@@ -24,7 +24,7 @@ export const DEFAULT_MODEL: Model = { order: 'newest-first', precision: 'ms', cu
 export const SECOND = 1000;
 export const DAY = 24 * 60 * 60 * 1000;
 
-/** What happened, as the service holds it: one entry per occurrence key (see poll/occurrence.ts occurrenceKey). */
+/** What happened, as the service holds it: one entry per occurrence key (see occurrence.ts occurrenceKey). */
 export interface Truth {
   key: string;
   event: PollEvent;

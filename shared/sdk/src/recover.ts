@@ -3,9 +3,9 @@ import { validationError } from './errors';
 import type { Api } from './client/api';
 import { iterateBatches } from './client/batches';
 import { MAX_PAGE_SIZE } from './pagination';
-import { POLL_EVENT_TYPES, type Occurrence, type PollEvent } from './poll/occurrence';
+import { POLL_EVENT_TYPES, type Occurrence, type PollEvent } from './occurrence';
 import { DAY_MS } from './poll/rules';
-import { PollRun } from './poll/walk';
+import { readFromFloor } from './poll/walk';
 import { counting } from './poll';
 import { requireObject } from './validation';
 import { checkRecoverSettings, DEFAULT_WINDOW_DAYS, type RecoverSettingsInput } from './poll/settings';
@@ -14,8 +14,9 @@ import { claimOccurrence, type DeliveryStore } from './webhooks/store';
 
 // Recovery: the events a receiver missed past the service's last retry (7 attempts over about
 // 39 hours), derived from the lists, since the service keeps no list of past events. Each
-// occurrence at or after `since` is read by the poll engine (one walk from a floor of `since`)
-// and handed over as the event the service would have delivered, marked `recovered: true`.
+// occurrence at or after `since` is found by one walk of each list from a floor of `since`
+// (poll/walk.ts readFromFloor: the polls' reader, with no budget and nothing known) and handed
+// over as the event the service would have delivered, marked `recovered: true`.
 //
 // - issued: certificates created at or after `since`;
 // - sent: sends stamped (`emailSentAt`) at or after `since`, of any certificate: one issued
@@ -95,15 +96,12 @@ export async function findEvents(outer: Api, options: FindOptions): Promise<Foun
   const notes: string[] = [];
   for (const batchId of batchIds) {
     for (const event of events) {
-      // One walk from a floor of `since`, read whole: sent reaches back to any issue, failed 7 days.
+      // One walk from a floor of `since`, no budget: sent reaches back to any issue, failed 7 days.
       const windowMs = event === 'failed' ? RECOVER_FAILED_WINDOW_DAYS * DAY_MS : Infinity;
-      const settings = { event, firstPoll: 0, pageSize: MAX_PAGE_SIZE, budget: Number.MAX_SAFE_INTEGER, remember: false, windowMs };
-      const run = new PollRun(api, batchId, settings, false, { v: 2, floor: since, known: [] });
-      await run.poll();
+      const read = await readFromFloor(api, { batchId, event, pageSize: MAX_PAGE_SIZE, windowMs }, since);
       const readAt = Date.now();
-      const result = run.result();
-      notes.push(...result.notes.map((n) => `Batch ${batchId}: ${n}`));
-      for (const o of result.occurrences) {
+      notes.push(...read.notes.map((n) => `Batch ${batchId}: ${n}`));
+      for (const o of read.occurrences) {
         const at = eventTime(event, o);
         // After `until` by the time its envelope carries (`createdAt`): not in the window.
         if (at > until) continue;

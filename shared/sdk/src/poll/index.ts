@@ -4,26 +4,29 @@ import type { Batch, Recipient } from '../types';
 import { flattenEvent, type FlatEvent } from '../webhooks/flatten';
 import type { Api } from '../client/api';
 import { iterateBatches } from '../client/batches';
-import { occurrence, POLL_EVENT_TYPES, type Occurrence, type PollEvent } from './occurrence';
+import { occurrence, POLL_EVENT_TYPES, type Occurrence, type PollEvent } from '../occurrence';
 import { newestFirst } from './rules';
 import { checkPollSettings, type PollSettingsInput } from './settings';
 import { readState, type PollState } from './state';
-import { PollRun } from './walk';
+import { PollRun } from './run';
 
-export { POLL_EVENT_TYPES, POLL_EVENTS, occurrenceKey, pollFilter, type PollEvent } from './occurrence';
+export { POLL_EVENT_TYPES, POLL_EVENTS, occurrenceKey, pollFilter, type PollEvent } from '../occurrence';
 export { type ListOrder } from './rules';
 export { MAX_KNOWN, type PollState } from './state';
 export { checkPollSettings, checkRecoverSettings, DEFAULT_BUDGET, DEFAULT_WINDOW_DAYS, type FieldNames, type PollSettings, type PollSettingsInput } from './settings';
 
 // Polling: how a trigger without a webhook subscription finds the new occurrences of a batch
 // (each certificate issued, each send, each failure) once, within a budget of requests a poll.
-// A walk of the list (`GET /batches/{id}/recipients`, by `emailStatus` for sent/failed) that
+// A *walk* of the list (`GET /batches/{id}/recipients`, by `emailStatus` for sent/failed) that
 // began when the service's clock (`Date`) read S sees everything stamped before S: once done, S
 // is the *floor*. Later walks skip occurrences before the floor and keep the keys they emitted
-// after it (*known*), so ties in `createdAt` come once. Sent/failed read a *window*: certificates
-// issued up to `windowDays` before the floor (the list is sorted by issue, a send comes later).
-// Where a walk goes (the list's order, a walk the budget cut short, a shifted or refused cursor):
-// walk.ts; the rules: rules.ts; the SDK README's "Polling" says it for users.
+// after it (*known*), so ties in `createdAt` come once. The first walk only notes (makes known)
+// what may have existed when the trigger began (*noteBefore*, state.ts). Sent/failed read a
+// *window*: certificates issued up to `windowDays` before the floor (the list is sorted by issue,
+// a send comes later).
+// One poll's walks: run.ts; one walk (the list's order, the budget, a shifted or refused
+// cursor): walk.ts; the verdicts: rules.ts; the words in full: docs/design/sdk.md "Polling";
+// for users: the SDK README's "Polling".
 
 /** One batch's poll: its settings (checkPollSettings) and the previous poll's state. */
 export interface PollOptions extends PollSettingsInput {
@@ -69,7 +72,7 @@ export async function pollBatch(api: Api, options: PollOptions): Promise<PollRes
   requireObject(options, 'options');
   const settings = checkPollSettings(options);
   const state = readState(options.state);
-  const run = new PollRun(api, settings.batchId!, settings, state === undefined, state ?? { v: 2, known: [] });
+  const run = new PollRun(api, settings.batchId!, settings, state);
   await run.poll();
   // The notes quote the service's words (a refusal's message), already redacted as its errors are.
   const { occurrences, state: next, notes } = run.result();

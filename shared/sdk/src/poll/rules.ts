@@ -1,4 +1,4 @@
-import type { Occurrence, PollEvent } from './occurrence';
+import type { Occurrence, PollEvent } from '../occurrence';
 
 // The pure rules of a poll (walk.ts does the reading): whether an occurrence is new, which
 // order the list is in, and how far a read must go. No I/O here.
@@ -69,22 +69,22 @@ export interface Judge extends Omit<Bounds, 'region'> {
   event: PollEvent;
   /** Occurrences known already (emitted, or existing at the first poll). */
   known: ReadonlyMap<string, number>;
-  /**
-   * The first walk: what may have existed when it began is noted, not emitted. `true` in the
-   * first poll (all of it); later polls of that walk, what is before this time or has none.
-   */
-  quiet?: true | number;
+  /** The first walk's (state.ts Walk.noteBefore): what has no time or one before it is noted, not emitted. */
+  noteBefore?: number;
 }
 
+/** noteBefore for "note everything read": a time no list holds (a state is JSON, which has no Infinity). */
+export const END_OF_TIME = Number.MAX_SAFE_INTEGER;
+
 /**
- * Whether an occurrence is emitted (`new`), only made known (`note`: it existed before the
- * trigger), or neither (`skip`: outside the window, before the floor, or known).
+ * Whether an occurrence is emitted (`new`), only made known (`note`: it may have existed before
+ * the trigger), or neither (`skip`: outside the window, before the floor, or known).
  */
 export function judge(o: Occurrence, j: Judge): 'new' | 'note' | 'skip' {
   if (j.windowStart !== undefined && o.created < j.windowStart) return 'skip';
   if (j.known.has(o.key)) return 'skip';
   if (j.floor !== undefined && o.at !== undefined && o.at < j.floor) return 'skip';
-  if (j.quiet === true || (j.quiet !== undefined && (o.at === undefined || o.at < j.quiet))) return 'note';
+  if (j.noteBefore !== undefined && (o.at === undefined || o.at < j.noteBefore)) return 'note';
   return 'new';
 }
 

@@ -1,7 +1,7 @@
 import { validationError } from '../errors';
 import { MAX_PAGE_SIZE } from '../pagination';
 import { requireObject, requireString, validateLimit } from '../validation';
-import { POLL_EVENTS, type PollEvent } from './occurrence';
+import { POLL_EVENTS, type PollEvent } from '../occurrence';
 import { DAY_MS } from './rules';
 
 // The settings of a poll and of a recovery, checked here and nowhere else: the client runs these

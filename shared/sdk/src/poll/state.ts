@@ -16,8 +16,15 @@ export interface Walk {
   since?: number;
   /** The service sent no readable `Date`: `since` is the latest time read (rules.ts latestTime). */
   guessed?: true;
-  /** The first walk of the list (Judge.quiet): occurrences before this time (or without one) are noted, not emitted. */
-  quiet?: number;
+  /**
+   * Only in the first walk (the trigger's activation): an occurrence with no time, or stamped
+   * before this (ms), is noted (made known, not emitted): it may have existed when the trigger
+   * began. The first poll notes all it reads (rules.ts END_OF_TIME); if the walk goes on, later
+   * polls emit what was stamped from the second after the service's first answer (`Date` is to
+   * the second), or still nothing when the service gave no clock (run.ts). Its presence also makes
+   * the walk's start its floor (rules.ts bounds).
+   */
+  noteBefore?: number;
   /** The last page read (absent: none yet), and the one before it (to step back to when the list shifted). */
   at?: Place;
   back?: Place;
@@ -57,6 +64,8 @@ export function prune(known: Map<string, number>, floor: number | undefined): nu
 }
 
 const ORDERS: readonly ListOrder[] = ['newest-first', 'oldest-first', 'unordered'];
+/** Every field of a Walk (the compiler checks the list is whole). */
+const WALK_FIELDS = Object.keys({ since: 0, guessed: 0, noteBefore: 0, at: 0, back: 0, from: 0 } satisfies Record<keyof Walk, 0>);
 
 /** A stored state, checked: a damaged one is an error naming the field, never "nothing new". */
 export function readState(state: unknown, field = 'state'): PollState | undefined {
@@ -78,8 +87,11 @@ export function readState(state: unknown, field = 'state'): PollState | undefine
   if (s.known.length > MAX_KNOWN) throw bad('known', `at most ${MAX_KNOWN} pairs`);
   const walk = (w: Record<string, unknown>) =>
     [w.at, w.back].every((p) => p === undefined || place(p)) && (w.from === undefined || from(w.from)) &&
-    [w.since, w.quiet].every((t) => t === undefined || time(t)) && (w.guessed === undefined || w.guessed === true);
+    [w.since, w.noteBefore].every((t) => t === undefined || time(t)) && (w.guessed === undefined || w.guessed === true);
   if (s.walk !== undefined && !(obj(s.walk) && walk(s.walk))) throw bad('walk', 'a walk with the place it reached and times in milliseconds');
+  // A walk's field this release does not know (an earlier one's name) would be read as absent: refused.
+  const unknown = s.walk === undefined ? undefined : Object.keys(s.walk as object).find((k) => !WALK_FIELDS.includes(k));
+  if (unknown !== undefined) throw bad(`walk.${unknown}`, `absent (a walk has ${WALK_FIELDS.join(', ')})`);
   if (s.from !== undefined && !from(s.from)) throw bad('from', 'a cursor or null');
   return s as unknown as PollState;
 }

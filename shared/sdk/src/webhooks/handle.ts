@@ -1,6 +1,6 @@
 import { getHeader, type HeaderBag } from '../headers';
 import type { WebhookEvent } from '../types';
-import { occurrenceEvent, occurrenceKey } from '../poll/occurrence';
+import { occurrenceEvent, occurrenceKey } from '../occurrence';
 import { checkSignature, failureMessage, readEnvelope, type OtherEnvelope, type VerificationFailure, type VerifyOptions } from './verify';
 import { claimOccurrence, type DeliveryStore, type FailureTime } from './store';
 
@@ -14,7 +14,7 @@ export interface HandleOptions extends VerifyOptions {
 }
 
 /**
- * The one key a receiver claims for a certificate event: its occurrence (poll/occurrence.ts),
+ * The one key a receiver claims for a certificate event: its occurrence (occurrence.ts),
  * so a delivery, its retries, the service's copies, a poll and a recovery of the same thing
  * run once between them, and each delivery takes one place in the store (two claims could
  * half-fail on a crash, and would halve what a store holds). `certificate.viewed` cannot be

@@ -1,6 +1,6 @@
-import { CertificateServiceError } from '../errors';
-import { endpointName, ENDPOINTS } from '../client/endpoints';
-import type { EventType, Recipient } from '../types';
+import { CertificateServiceError } from './errors';
+import { endpointName, ENDPOINTS } from './client/endpoints';
+import type { EventType, Recipient } from './types';
 
 // The one vocabulary of polling, recovery and receiving. An *occurrence* is one thing that
 // happened to a certificate: it was issued, its email was sent (each send), or its email failed.
