@@ -85,8 +85,8 @@ export interface Recovered {
   foreign: number;
   /** From the first bulk call until every occurrence had run once (null: some never did). */
   allRanSeconds: number | null;
-  /** Counting stopped with the receiver still working (n8n only). */
-  settled: boolean;
+  /** Executions still listed as running when counting stopped (n8n only; see n8nSettled). */
+  stillRunning: number;
   load: { before: number[]; afterFlood: number[]; after: number[] };
 }
 
@@ -115,7 +115,7 @@ function tally(runs: Run[], occurrences: Set<string>) {
   };
 }
 
-function measured(receiver: Receiver, certificates: number, t0: number, fl: ReturnType<typeof floodOf>, floodRuns: Run[], allRuns: Run[], recovery: Recovery, settled: boolean, load: Recovered['load'], result?: FloodResult): Recovered {
+function measured(receiver: Receiver, certificates: number, t0: number, fl: ReturnType<typeof floodOf>, floodRuns: Run[], allRuns: Run[], recovery: Recovery, stillRunning: number, load: Recovered['load'], result?: FloodResult): Recovered {
   const before = tally(floodRuns, fl.occurrences);
   const after = tally(allRuns, fl.occurrences);
   const recoveredRuns = allRuns.filter((r) => !fl.deliveryIds.has(r.deliveryId) && fl.occurrences.has(r.occurrence));
@@ -142,7 +142,7 @@ function measured(receiver: Receiver, certificates: number, t0: number, fl: Retu
     ranTwice: after.ranTwice,
     foreign: after.foreign,
     allRanSeconds: after.lost ? null : round((Math.max(...[...fl.occurrences].map((o) => firstRun.get(o)!)) - t0) / 1000, 1),
-    settled,
+    stillRunning,
     load,
   };
 }
@@ -184,27 +184,34 @@ async function n8nRuns(main: N8nInstance, setup: Awaited<ReturnType<typeof setUp
   return executions.flatMap((e) => e.occurrences.map((occurrence) => ({ occurrence, deliveryId: e.deliveryId ?? '', at: Date.parse(String(e.stoppedAt)) })));
 }
 
-/** Waits until n8n's executions of the workflow held still for 5 s with none running; false after `timeoutMs`. */
-async function n8nSettled(main: N8nInstance, setup: Awaited<ReturnType<typeof setUpPath>>, sinceId: number, timeoutMs: number, log: (line: string) => void): Promise<boolean> {
+/**
+ * Waits until n8n's executions of the workflow held still for 5 s with none running. Some may stay
+ * listed as running with nothing left to run them (n8n under a flood): when neither the count nor
+ * the running ones changed for STUCK_MS, counting stops there; returns how many were still listed
+ * as running then (0: settled). Gives up after `timeoutMs` the same way.
+ */
+async function n8nSettled(main: N8nInstance, setup: Awaited<ReturnType<typeof setUpPath>>, sinceId: number, timeoutMs: number, log: (line: string) => void): Promise<number> {
   const deadline = Date.now() + timeoutMs;
-  let last = -1;
+  let last = '';
   let stableSince = Date.now();
   let nextLog = 0;
-  while (Date.now() < deadline) {
+  for (;;) {
     const list = await executionsSince(main, setup, sinceId, false);
-    const running = list.some((e) => !e.stoppedAt);
-    if (list.length !== last || running) {
-      last = list.length;
+    const running = list.filter((e) => !e.stoppedAt).length;
+    const now = `${list.length}/${running}`;
+    if (now !== last) {
+      last = now;
       stableSince = Date.now();
-    } else if (Date.now() - stableSince >= 5_000) return true;
+    } else if (Date.now() - stableSince >= (running ? STUCK_MS : 5_000) || Date.now() > deadline) return running;
     if (Date.now() >= nextLog) {
-      log(`after recovery: ${list.length} executions${running ? ', some running' : ''}`);
+      log(`after recovery: ${list.length} executions, ${running} running`);
       nextLog = Date.now() + 15_000;
     }
     await sleep(1_000);
   }
-  return false;
 }
+/** How long executions listed as running may stay unchanged before counting stops. */
+const STUCK_MS = 90_000;
 
 async function inN8n(mode: 'single' | 'queue', ext: string, sb: Sandbox, certificates: number, log: (line: string) => void): Promise<Recovered> {
   let single: N8nInstance | undefined;
@@ -230,9 +237,9 @@ async function inN8n(mode: 'single' | 'queue', ext: string, sb: Sandbox, certifi
     const untilMs = Date.now();
     say(`flood done (${result.lost} lost, ${result.duplicates} run twice); recovering …`);
     const recovery = await recoverWithCli(sb, setup.apiKey, setup.secret!, setup.url!, since, untilMs, say);
-    const settled = await n8nSettled(main, setup, sinceId, 10 * 60_000, say);
+    const stillRunning = await n8nSettled(main, setup, sinceId, 15 * 60_000, say);
     const allRuns = await n8nRuns(main, setup, sinceId);
-    const m = measured(mode, certificates, t0, fl, floodRuns, allRuns, recovery, settled, { before, afterFlood, after: loadavg() }, result);
+    const m = measured(mode, certificates, t0, fl, floodRuns, allRuns, recovery, stillRunning, { before, afterFlood, after: loadavg() }, result);
     say(JSON.stringify({ ...m, flood: { ...m.flood, result: undefined } }));
     await main.unpublish(setup.workflowId);
     return m;
@@ -313,7 +320,7 @@ async function inSdkReceiver(sb: Sandbox, certificates: number, log: (line: stri
     }
     const recovery: Recovery = { how: 'recoverEvents', runs: 1, found: result.found, ran: result.ran, duplicates: result.duplicates, pending: result.pending, failed: result.failed.length, seconds: round((Date.now() - started) / 1000, 1) };
     say(`recoverEvents: ${JSON.stringify({ ...recovery, failed: result.failed.slice(0, 3).map((f) => String(f.error)) })}`);
-    const m = measured('sdk', certificates, t0, fl, floodRuns, logRuns(ranLog), recovery, true, { before, afterFlood, after: loadavg() });
+    const m = measured('sdk', certificates, t0, fl, floodRuns, logRuns(ranLog), recovery, 0, { before, afterFlood, after: loadavg() });
     say(JSON.stringify(m));
     return m;
   } finally {
@@ -336,7 +343,7 @@ export function recoveryRow(m: Recovered): Row {
   const f = m.flood;
   const details =
     `The flood: ${fmt(f.attempts)} sender attempts, ${fmt(f.senderFailed)} deliveries given up after 7 attempts, sender done ${f.senderDoneSeconds} s after the bulk issue. ` +
-    `${m.foreign ? `${m.foreign} runs of events not in the flood. ` : ''}${m.settled ? '' : 'Counting stopped 10 min after recovery with executions still pending. '}` +
+    `${m.foreign ? `${m.foreign} runs of events not in the flood. ` : ''}${m.stillRunning ? `Counting stopped with ${m.stillRunning} executions listed as running, unchanged for ${STUCK_MS / 1000} s (or 15 min after recovery). ` : ''}` +
     `${r.stderr ? `certsvc's last stderr: ${r.stderr} ` : ''}` +
     `Load average (1 min) before the flood/after it/after recovery: ${m.load.before[0]}/${m.load.afterFlood[0]}/${m.load.after[0]} on ${os.cpus().length} CPUs.`;
   return {
