@@ -12,9 +12,10 @@
 //         p9-sdk-receiver.ts); recovery is the SDK's recoverEvents on the same store file.
 // The trigger (P9's and P9d's own path) cannot be recovered into: it keeps its secret in the
 // workflow's static data (shared/cli/src/events-recover.ts). Recovery starts once the sender has
-// nothing left to retry (its last attempt, 4.6 min after the first at P9's TIME_SCALE), as it
-// does for real past the service's 39 hours; its window is the flood's: from 1 s before the bulk
-// issue to that moment, issued and sent (the events subscribed).
+// nothing left to retry (its last attempt, 4.6 min after the first at P9's TIME_SCALE) and n8n has
+// worked through the requests it took, as it would have for real past the service's 39 hours; its
+// window is the flood's: from 1 s before the bulk issue to the sender's end, issued and sent (the
+// events subscribed).
 // An occurrence is `<type> <recipient id>`: a recovered event has an id of its own, the same
 // occurrence (the key receivers claim, webhooks/handle.ts claimKey).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -29,6 +30,7 @@ import { startQueueN8n, type QueueN8n } from '../e2e/queue/harness';
 import { runCliProcess } from '../support/cli';
 import { answers, freePort } from '../support/net';
 import { until } from '../support/until';
+import { attemptLabel } from '../support/delivery-outcomes';
 import { fmt } from './common';
 import { round, type Row } from './measure';
 import { bulkIssue, executionsSince, flood, readFailures, setUpPath, type FloodResult } from './p9-flood';
@@ -62,6 +64,8 @@ interface Recovery {
   duplicates?: number;
   pending?: number;
   seconds: number;
+  /** How long after the sender's last attempt recovery started (n8n: once it had finished the flood's requests). */
+  startedSecondsAfterSender?: number;
   /** CLI: the last run's exit code and the end of its stderr, when it was not 0. */
   exitCode?: number;
   stderr?: string;
@@ -72,7 +76,7 @@ export interface Recovered {
   certificates: number;
   deliveries: number;
   /** The flood alone (before recovery): occurrences run, never run, run twice. */
-  flood: { ran: number; lost: number; ranTwice: number; senderDoneSeconds: number; attempts: number; senderFailed: number; result?: FloodResult };
+  flood: { ran: number; lost: number; ranTwice: number; senderDoneSeconds: number; attempts: number; attemptFailures: Record<string, number>; senderFailed: number; result?: FloodResult };
   recovery: Recovery;
   /** Occurrences first run by a recovered delivery (the rest of the recovered ones were dropped as already run). */
   recoveredRan: number;
@@ -132,6 +136,7 @@ function measured(receiver: Receiver, certificates: number, t0: number, fl: Retu
       ranTwice: before.ranTwice,
       senderDoneSeconds: round((Math.max(...fl.attempts.map((a) => a.atMs + a.durationMs)) - t0) / 1000, 1),
       attempts: fl.attempts.length,
+      attemptFailures: fl.attempts.filter((a) => a.outcome !== 'succeeded').reduce<Record<string, number>>((t, a) => ({ ...t, [attemptLabel(a)]: (t[attemptLabel(a)] ?? 0) + 1 }), {}),
       senderFailed: fl.attempts.filter((a) => a.outcome === 'failed').length,
       ...(result ? { result } : {}),
     },
@@ -232,14 +237,19 @@ async function inN8n(mode: 'single' | 'queue', ext: string, sb: Sandbox, certifi
     const result = await flood(main, sb, setup, certificates, say, webhookLogs);
     const fl = floodOf(sb, result.batchId, setup.subscriptionId);
     const t0 = result.t0;
+    // Recovery runs past the service's 39 hours of retries, when n8n has long worked through the
+    // flood: so n8n first finishes what it took (flood() stops counting 90 s after the sender).
+    const untilMs = Date.now();
+    say(`sender done (${result.lost} not run yet); waiting for n8n to finish the flood's requests …`);
+    const floodStillRunning = await n8nSettled(main, setup, sinceId, 15 * 60_000, say);
     const floodRuns = await n8nRuns(main, setup, sinceId);
     const afterFlood = loadavg();
-    const untilMs = Date.now();
-    say(`flood done (${result.lost} lost, ${result.duplicates} run twice); recovering …`);
+    const waitedSeconds = round((Date.now() - untilMs) / 1000, 1);
+    say(`flood done after ${waitedSeconds} s more (${floodRuns.length} runs, ${floodStillRunning} listed as running); recovering …`);
     const recovery = await recoverWithCli(sb, setup.apiKey, setup.secret!, setup.url!, since, untilMs, say);
     const stillRunning = await n8nSettled(main, setup, sinceId, 15 * 60_000, say);
     const allRuns = await n8nRuns(main, setup, sinceId);
-    const m = measured(mode, certificates, t0, fl, floodRuns, allRuns, recovery, stillRunning, { before, afterFlood, after: loadavg() }, result);
+    const m = measured(mode, certificates, t0, fl, floodRuns, allRuns, { ...recovery, startedSecondsAfterSender: waitedSeconds }, stillRunning, { before, afterFlood, after: loadavg() }, result);
     say(JSON.stringify({ ...m, flood: { ...m.flood, result: undefined } }));
     await main.unpublish(setup.workflowId);
     return m;
@@ -342,7 +352,8 @@ export function recoveryRow(m: Recovered): Row {
       : `certsvc found ${fmt(r.found)}, forwarded ${fmt(r.forwarded!)} in ${r.runs} run${r.runs > 1 ? 's' : ''} (last run: ${fmt(r.answered2xx!)} answered 2xx, ${r.failed} failed, ${r.notDelivered} not delivered) in ${r.seconds} s`;
   const f = m.flood;
   const details =
-    `The flood: ${fmt(f.attempts)} sender attempts, ${fmt(f.senderFailed)} deliveries given up after 7 attempts, sender done ${f.senderDoneSeconds} s after the bulk issue. ` +
+    `The flood: ${fmt(f.attempts)} sender attempts (failed: ${JSON.stringify(f.attemptFailures)}), ${fmt(f.senderFailed)} deliveries given up after 7 attempts, sender done ${f.senderDoneSeconds} s after the bulk issue. ` +
+    `${r.startedSecondsAfterSender === undefined ? '' : `Recovery started ${r.startedSecondsAfterSender} s after the sender's last attempt, once n8n had finished the flood's requests. `}` +
     `${m.foreign ? `${m.foreign} runs of events not in the flood. ` : ''}${m.stillRunning ? `Counting stopped with ${m.stillRunning} executions listed as running, unchanged for ${STUCK_MS / 1000} s (or 15 min after recovery). ` : ''}` +
     `${r.stderr ? `certsvc's last stderr: ${r.stderr} ` : ''}` +
     `Load average (1 min) before the flood/after it/after recovery: ${m.load.before[0]}/${m.load.afterFlood[0]}/${m.load.after[0]} on ${os.cpus().length} CPUs.`;
