@@ -18,6 +18,9 @@ export interface FloodPath {
   apiKey: string;
   /** The node whose output holds the delivered event (one item per delivery it let through). */
   outputNode: string;
+  /** Verify path: the Webhook node's production URL and the subscription's signing secret (what recovery forwards with). */
+  url?: string;
+  secret?: string;
 }
 
 const EVENTS = ['certificate.issued', 'certificate.sent'] as const;
@@ -28,7 +31,7 @@ const EVENTS = ['certificate.issued', 'certificate.sent'] as const;
  *  verify:  Webhook (POST, Raw Body, respond immediately) → Certificate Service: Delivery → Verify,
  *           subscribed through the API (what `certsvc subscriptions create` does).
  */
-export async function setUpPath(main: N8nInstance, webhookBase: string, sb: Sandbox, path: PathName, tag: string, recordInN8n: boolean): Promise<FloodPath> {
+export async function setUpPath(main: N8nInstance, webhookBase: string, sb: Sandbox, path: PathName, tag: string, recordInN8n: boolean | 'default'): Promise<FloodPath> {
   const ws = sb.controls.createWorkspace({ quota: 100_000 });
   const cred = await main.createCredential('certificateServiceApi', `P9 ${tag}`, { apiKey: ws.apiKey, baseUrl: sb.url });
   const credentials = { certificateServiceApi: { id: cred.id, name: `P9 ${tag}` } };
@@ -55,7 +58,8 @@ export async function setUpPath(main: N8nInstance, webhookBase: string, sb: Sand
     return { path, workflowId: wf.id, subscriptionId: sub.id, apiKey: ws.apiKey, outputNode: 'Certificate Service Trigger' };
   }
   const core = createClient({ baseUrl: sb.baseUrl, apiKey: ws.apiKey });
-  const sub = await core.createSubscription({ url: `${webhookBase}/webhook/p9-${tag}`, events: [...EVENTS] });
+  const url = `${webhookBase}/webhook/p9-${tag}`;
+  const sub = await core.createSubscription({ url, events: [...EVENTS] });
   const secret = sb.controls.subscriptions(ws.workspaceId)[0].secret;
   const wf = await main.createWorkflow({
     name: `P9 verify ${tag}`,
@@ -67,14 +71,14 @@ export async function setUpPath(main: N8nInstance, webhookBase: string, sb: Sand
         type: 'CUSTOM.certificateService',
         typeVersion: 1,
         position: [200, 0],
-        parameters: { resource: 'delivery', operation: 'verify', signingSecret: secret, rawBodyProperty: 'data', options: { recordInN8n } },
+        parameters: { resource: 'delivery', operation: 'verify', signingSecret: secret, rawBodyProperty: 'data', options: recordInN8n === 'default' ? {} : { recordInN8n } },
         credentials,
       },
     ],
     connections: { Webhook: { main: [[{ node: 'Verify', type: 'main', index: 0 }]] } },
   });
   await main.publish(wf.id);
-  return { path, workflowId: wf.id, subscriptionId: sub.id, apiKey: ws.apiKey, outputNode: 'Verify' };
+  return { path, workflowId: wf.id, subscriptionId: sub.id, apiKey: ws.apiKey, outputNode: 'Verify', url, secret };
 }
 
 /**
@@ -105,6 +109,8 @@ interface Execution {
   error?: string;
   /** Event ids the output node emitted (none: a duplicate the Verify node dropped). */
   eventIds: string[];
+  /** The occurrence of each item the output node emitted, as `<type> <recipient id>` (a recovered event has an id of its own). */
+  occurrences: string[];
   /** The X-Service-Delivery the Webhook node received (Verify path only). */
   deliveryId?: string;
   /**
@@ -118,7 +124,7 @@ interface Execution {
 export async function executionsSince(main: N8nInstance, p: FloodPath, sinceId: number, includeData: boolean): Promise<Execution[]> {
   const out: Execution[] = [];
   for (const e of await executionPages(main, p.workflowId, { sinceId, includeData, read: retried })) {
-    const items: Array<{ json: { id?: unknown } }> = e.data?.resultData?.runData?.[p.outputNode]?.[0]?.data?.main?.[0] ?? [];
+    const items: Array<{ json: { id?: unknown; type?: unknown; recipientId?: unknown } }> = e.data?.resultData?.runData?.[p.outputNode]?.[0]?.data?.main?.[0] ?? [];
     const error: string | undefined = e.data?.resultData?.error?.message;
     const startItem = e.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0]?.json;
     const webhookItem = e.data?.resultData?.runData?.Webhook?.[0]?.data?.main?.[0]?.[0]?.json ?? (p.path === 'verify' ? startItem : undefined);
@@ -129,6 +135,7 @@ export async function executionsSince(main: N8nInstance, p: FloodPath, sinceId: 
       status: e.status,
       stoppedAt: e.stoppedAt,
       eventIds: items.map((i) => String(i.json.id)),
+      occurrences: items.map((i) => `${String(i.json.type)} ${String(i.json.recipientId)}`),
       ...(error ? { error } : {}),
       ...(typeof deliveryId === 'string' ? { deliveryId } : {}),
       ...(typeof storedEventId === 'string' ? { storedEventId } : {}),
@@ -139,6 +146,9 @@ export async function executionsSince(main: N8nInstance, p: FloodPath, sinceId: 
 
 export interface FloodResult {
   path: PathName;
+  /** The flood's batch, and when its first bulk call was made (epoch ms). */
+  batchId: string;
+  t0: number;
   certificates: number;
   deliveries: number;
   /** Executions that ran the delivered event (for the Verify path: that it let through). */
@@ -184,6 +194,23 @@ export interface FloodResult {
 const tally = (keys: string[]) => keys.reduce<Record<string, number>>((t, k) => ({ ...t, [k]: (t[k] ?? 0) + 1 }), {});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A new batch, and `certificates` issued into it with send: true in bulk calls of 100; `t0`: just before the first bulk call. */
+export async function bulkIssue(sb: Sandbox, apiKey: string, certificates: number, title: string): Promise<{ batchId: string; t0: number }> {
+  const core = createClient({ baseUrl: sb.baseUrl, apiKey });
+  const batch = await core.createBatch({ title, designId: 'design_classic' });
+  const t0 = Date.now();
+  for (let from = 0; from < certificates; from += 100) {
+    const recipients = Array.from({ length: Math.min(100, certificates - from) }, (_, i) => ({ name: `Learner ${from + i}`, email: `p9.${from + i}@example.com` }));
+    const res = await fetch(`${sb.baseUrl}/batches/${batch.id}/recipients/bulk`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ recipients, send: true }),
+    });
+    if (res.status !== 201) throw new Error(`P9: bulk issue answered ${res.status}: ${await res.text()}`);
+  }
+  return { batchId: batch.id, t0 };
+}
+
 /** Issues `certificates` with send: true in bulk calls of 100, then counts until everything settled. */
 export async function flood(
   main: N8nInstance,
@@ -198,19 +225,8 @@ export async function flood(
 ): Promise<FloodResult> {
   const before = await executionsSince(main, p, 0, false);
   const sinceId = Math.max(0, ...before.map((e) => e.id));
-  const core = createClient({ baseUrl: sb.baseUrl, apiKey: p.apiKey });
-  const batch = await core.createBatch({ title: `P9 ${p.path}`, designId: 'design_classic' });
-  const t0 = Date.now();
-  for (let from = 0; from < certificates; from += 100) {
-    const recipients = Array.from({ length: Math.min(100, certificates - from) }, (_, i) => ({ name: `Learner ${from + i}`, email: `p9.${from + i}@example.com` }));
-    const res = await fetch(`${sb.baseUrl}/batches/${batch.id}/recipients/bulk`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${p.apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ recipients, send: true }),
-    });
-    if (res.status !== 201) throw new Error(`P9: bulk issue answered ${res.status}: ${await res.text()}`);
-  }
-  const recipientIds = new Set(sb.controls.certificates(batch.id).map((r) => r.id));
+  const { batchId, t0 } = await bulkIssue(sb, p.apiKey, certificates, `P9 ${p.path}`);
+  const recipientIds = new Set(sb.controls.certificates(batchId).map((r) => r.id));
   const floodEvents = () => sb.controls.events().filter((e) => recipientIds.has(e.recipientId));
   const attemptsOf = (ids: Set<string>) => sb.controls.deliveries().filter((d) => d.subscriptionId === p.subscriptionId && ids.has(d.eventId));
 
@@ -273,6 +289,8 @@ export async function flood(
   for (const a of attempts) mostAttemptsOf.set(a.deliveryId, Math.max(mostAttemptsOf.get(a.deliveryId) ?? 0, a.attempt));
   return {
     path: p.path,
+    batchId,
+    t0,
     certificates,
     deliveries: events.length,
     executions: ran,

@@ -1,5 +1,5 @@
 // The benchmarks: `npm run bench` (builds first), or `npx tsx test/bench/run.ts [options]`.
-//   --only P1,P4   run only these (P1..P9, S = the sandbox's own benchmark, S3 = the SDK's transports)
+//   --only P1,P4   run only these (P1..P9, P9R = floods then recovery, S = the sandbox's own benchmark, S3 = the SDK's transports)
 //   --quick        small N for a smoke run; written to results.local.json (git-ignored)
 //   --markdown     also print the table as Markdown (for the README)
 //   --print        print results.json as a Markdown table and exit (runs nothing)
@@ -18,6 +18,7 @@ import { runP6 } from './p6-pagination';
 import { runP7 } from './p7-shared-key';
 import { runP8 } from './p8-webhook-processes';
 import { runP9 } from './p9-floods';
+import { runP9R } from './p9-recover';
 import { runS3 } from './s3-transport';
 import { runSandboxRows } from './sandbox-rows';
 import { writeReadmes } from './readme';
@@ -37,9 +38,16 @@ const BENCHES: Record<string, (o: RunOptions) => Promise<Row[]> | Row[]> = {
   P7: runP7,
   P8: runP8,
   P9: runP9,
+  P9R: runP9R,
   S: runSandboxRows,
   S3: runS3,
 };
+
+/** The benchmark a row id belongs to: the longest benchmark id it starts with (case aside). */
+export const benchOf = (rowId: string): string | undefined =>
+  Object.keys(BENCHES)
+    .filter((id) => rowId.toUpperCase().startsWith(id))
+    .sort((a, b) => b.length - a.length)[0];
 
 const RESULTS = path.join(__dirname, 'results.json');
 const LOCAL_RESULTS = path.join(__dirname, 'results.local.json');
@@ -89,7 +97,7 @@ export function markdownTable(rows: Row[]): string {
   ].join('\n');
 }
 
-const ORDER = ['P1', 'P2', 'P3', 'P3d', 'P3f', 'P3a', 'P3b', 'P3c', 'P3e', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'P7', 'P8', 'P9', 'P9a', 'P9b', 'P9c', 'P9d', 'P9e', 'P9f', 'P9g', 'S1', 'S2', 'S3'];
+const ORDER = ['P1', 'P2', 'P3', 'P3d', 'P3f', 'P3a', 'P3b', 'P3c', 'P3e', 'P4a', 'P4b', 'P4c', 'P5', 'P6', 'P7', 'P8', 'P9', 'P9a', 'P9b', 'P9c', 'P9d', 'P9e', 'P9f', 'P9g', 'P9r', 'P9rd', 'P9rs', 'S1', 'S2', 'S3'];
 export const byId = (a: Row, b: Row) => (ORDER.indexOf(a.id) + 1 || 99) - (ORDER.indexOf(b.id) + 1 || 99) || a.id.localeCompare(b.id);
 
 async function main() {
@@ -135,8 +143,8 @@ async function main() {
   const measuredAt = new Date(started).toISOString();
   const environment = { node: process.version, cpus: os.cpus().length, platform: `${os.platform()} ${os.arch()}` };
   const results: Record<string, unknown> = { ...(previous.results ?? {}) };
-  // (S's rows are S1, S2; S3 is a benchmark of its own, so running S leaves it alone.)
-  for (const id of args.only) for (const key of Object.keys(results)) if (key === id || (key.startsWith(id) && !BENCHES[key])) delete results[key];
+  // (S's rows are S1, S2; S3 is a benchmark of its own, so running S leaves it alone, as P9 leaves P9R's P9r, P9rd, P9rs.)
+  for (const id of args.only) for (const key of Object.keys(results)) if (benchOf(key) === id) delete results[key];
   for (const r of rows) results[r.id] = { ...r, command, measuredAt, environment, ...(args.quick ? { quick: true } : {}) };
   fs.writeFileSync(file, stableJson({ about: 'Written by test/bench/run.ts; see test/bench/README.md. Ratios are measured side by side in one run.', results }));
   console.log(`wrote ${path.relative(process.cwd(), file)} (${((Date.now() - started) / 1000).toFixed(0)} s in all)`);
