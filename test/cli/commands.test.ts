@@ -145,7 +145,8 @@ test('Ctrl-C on a terminal: the bar ends at the true count (200/250, not 250/250
   const connection = connect({ baseUrl: sb.baseUrl, apiKey: sb.apiKey! }, {});
   const bulkCalls = () => Object.entries(sb.controls.counters().requests.byRoute).filter(([r]) => /bulk$/.test(r)).reduce((n, [, c]) => n + c, 0);
   sb.controls.resetCounters();
-  const run = runIssue({ batch: batchId, csv, skipExisting: true }, connection, { stdout: { write: (t: string) => ((stdout += t), true) } as unknown as NodeJS.WritableStream, stderr, env: {} }, interrupts);
+  const io = { stdin: process.stdin, stdout: { write: (t: string) => ((stdout += t), true) } as unknown as NodeJS.WritableStream, stderr, env: {}, cwd: dir };
+  const run = runIssue({ batch: batchId, csv, skipExisting: true }, { connection, io }, interrupts);
   while (bulkCalls() < 2) await new Promise((r) => setTimeout(r, 10));
   listener!();
   expect(await run).toBe(130);

@@ -35,7 +35,7 @@ export { parseRetryAfter } from './rate-limit';
 // Issuing: one outcome per item, a union on `kind`; counts and the distinct problems for reports.
 // Issue runs hold their emails (in one process; across processes with markers a host hands in).
 export { DEFAULT_IN_FLIGHT_WAIT_MS, type InFlightMarkers } from './issue/in-flight';
-export { countOutcomes, outcomeProblems, outcomeReport, ISSUE_OUTCOME_KINDS, type IssueOutcomeKind, type OutcomeCounts, type OutcomeProblem, type OutcomeReport, type OutcomeTally } from './issue/outcome';
+export { countOutcomes, lineList, outcomeProblems, outcomeReport, ISSUE_OUTCOME_KINDS, type IssueOutcomeKind, type OutcomeCounts, type OutcomeProblem, type OutcomeReport, type OutcomeTally } from './issue/outcome';
 export { normaliseBaseUrl } from './base-url';
 // The one email key (trimmed, lower-cased): how skip-existing and find-by-email compare emails.
 export { emailKey } from './client/recipients';
