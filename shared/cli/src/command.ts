@@ -5,7 +5,10 @@ import { connect, type Connection, type ConnectionFlags } from './connect';
 import type { Io } from './io';
 
 export interface Context {
-  /** The service, connected when a command first reads it: a command that calls none (verify) needs no key. */
+  /**
+   * The service, connected when a command first reads this (destructuring it reads it): a command
+   * that calls none (verify) needs no key, and one that asks first (a delete) asks before a missing key is said.
+   */
   readonly connection: Connection;
   io: Io;
 }

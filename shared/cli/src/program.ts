@@ -167,13 +167,13 @@ export function program(result: { exitCode: number }, io: Io): Command {
       .description('delete a webhook subscription; the trigger that used it stops receiving events')
       .argument('<subscriptionId>', 'e.g. whs_… (see certsvc subscriptions list)')
       .option('--yes', 'do not ask (needed without a terminal)'),
-    async (f: { subscriptionId: string; yes?: boolean }, { connection }) => {
-      // Asks first: a deleted subscription's secret is gone, and its trigger stops receiving events.
+    async (f: { subscriptionId: string; yes?: boolean }, context) => {
+      // Asks first, before connecting: a deleted subscription's secret is gone, and its trigger stops receiving events.
       if (!(await confirm(`Delete webhook subscription ${f.subscriptionId}?`, f.yes, io))) {
         io.stderr.write('Nothing deleted.\n');
         return 1;
       }
-      return print(io, await connection.client.deleteSubscription(f.subscriptionId));
+      return print(io, await context.connection.client.deleteSubscription(f.subscriptionId));
     },
   );
 
