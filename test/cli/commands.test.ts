@@ -83,6 +83,16 @@ test('subscriptions delete asks too: refused without a terminal unless --yes', a
   expect(sb.controls.subscriptions(sb.workspace.workspaceId).map((s) => s.id)).not.toContain(sub.id);
 });
 
+test('subscriptions delete asks before it connects: without a key, the question is still the first thing said', async () => {
+  const noTerminal = await runCli(['subscriptions', 'delete', 'whs_1'], {});
+  expect(noTerminal).toMatchObject({ code: 2, stdout: '' });
+  expect(noTerminal.stderr).toMatch(/^certsvc: Delete webhook subscription whs_1\? It cannot be undone, and there is no terminal to ask/);
+  const declined = await runCli(['subscriptions', 'delete', 'whs_1'], {}, { stdin: 'n\n', stdinTerminal: true });
+  expect(declined.code).toBe(1);
+  expect(declined.stderr).toMatch(/Nothing deleted\.\n$/);
+  expect(declined.stderr).not.toContain('API key');
+});
+
 test("paths: npm's INIT_CWD only when the working folder is the CLI's own package; a user's `cd sub && certsvc` keeps its folder", () => {
   const cliDir = path.resolve(__dirname, '../../shared/cli');
   expect(userFolder(cliDir, { INIT_CWD: '/home/ops/clone' })).toBe('/home/ops/clone');
