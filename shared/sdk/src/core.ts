@@ -71,6 +71,7 @@ export {
   SERVICE_ERROR_CODES,
   validationError,
   hostHint,
+  isNotFound,
   type HostWords,
   type HintTopic,
   type AnyErrorCode,
