@@ -6,7 +6,7 @@ import { invalidReason, readIssueInput, unknownColumnsNote, type IssueInputFlags
 import { progressBar } from './progress';
 import { resultsFile } from './results-file';
 
-/** File names resolved from the user's folder (main.ts). */
+/** File names resolved from the user's folder (program.ts). */
 export interface IssueFlags extends IssueInputFlags {
   /** The rows not issued, with why, as CSV (errors-file.ts). */
   errors?: string;
