@@ -7,7 +7,7 @@ import { REPORT_COLUMNS } from './errors-file';
 /** The flags `certsvc issue` shares with `--dry-run`. */
 export interface IssueInputFlags {
   batch: string;
-  /** Resolved from the user's folder (main.ts). */
+  /** Resolved from the user's folder (program.ts). */
   csv: string;
   send?: boolean;
   skipExisting: boolean;
