@@ -3,17 +3,11 @@
 // through a pg Pool. `a` and `b` are two clients (two machines' connections) on one server; the
 // clock is the server's, so the test waits.
 import { postgresStore, redisStore } from '@certificate-service/sdk';
-import { startStoreServices, type StoreServices } from '../../support/store-services';
+import { storeServicesForFile } from '../../support/store-services';
 import { storeContract } from './contract';
 
 jest.setTimeout(60_000);
-let services: StoreServices;
-beforeAll(async () => {
-  services = await startStoreServices();
-});
-afterAll(async () => {
-  await services?.stop();
-});
+const services = storeServicesForFile();
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

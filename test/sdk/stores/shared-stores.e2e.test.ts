@@ -4,17 +4,11 @@
 // connection string or password from a client's error in ours.
 import { postgresStore, redisStore, type RedisClientLike } from '@certificate-service/sdk';
 import { freePort } from '../../support/net';
-import { startStoreServices, type StoreServices } from '../../support/store-services';
+import { storeServicesForFile } from '../../support/store-services';
 import { until } from '../../support/until';
 
 jest.setTimeout(60_000);
-let services: StoreServices;
-beforeAll(async () => {
-  services = await startStoreServices();
-});
-afterAll(async () => {
-  await services?.stop();
-});
+const services = storeServicesForFile();
 
 describe('redisStore', () => {
   test.each([
