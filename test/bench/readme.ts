@@ -1,6 +1,6 @@
 // The benchmark figures in docs/benchmarks.md and test/bench/README.md are generated from
 // test/bench/results.json, between marker comments, so no figure is typed by hand
-// (test/bench/readme.test.ts fails when they differ). `npm run bench` rewrites them after each run; `npm run bench:readme` on its own.
+// (test/bench/readme.docs.test.ts fails when they differ). `npm run bench` rewrites them after each run; `npm run bench:readme` on its own.
 // docs/ gets a summary (ratio, target, met); test/bench/README.md, next to the definitions, the
 // full table and the benchmark's own note on each missed target.
 import fs from 'node:fs';

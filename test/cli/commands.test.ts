@@ -83,6 +83,16 @@ test('subscriptions delete asks too: refused without a terminal unless --yes', a
   expect(sb.controls.subscriptions(sb.workspace.workspaceId).map((s) => s.id)).not.toContain(sub.id);
 });
 
+test('subscriptions delete asks before it connects: without a key, the question is still the first thing said', async () => {
+  const noTerminal = await runCli(['subscriptions', 'delete', 'whs_1'], {});
+  expect(noTerminal).toMatchObject({ code: 2, stdout: '' });
+  expect(noTerminal.stderr).toMatch(/^certsvc: Delete webhook subscription whs_1\? It cannot be undone, and there is no terminal to ask/);
+  const declined = await runCli(['subscriptions', 'delete', 'whs_1'], {}, { stdin: 'n\n', stdinTerminal: true });
+  expect(declined.code).toBe(1);
+  expect(declined.stderr).toMatch(/Nothing deleted\.\n$/);
+  expect(declined.stderr).not.toContain('API key');
+});
+
 test("paths: npm's INIT_CWD only when the working folder is the CLI's own package; a user's `cd sub && certsvc` keeps its folder", () => {
   const cliDir = path.resolve(__dirname, '../../shared/cli');
   expect(userFolder(cliDir, { INIT_CWD: '/home/ops/clone' })).toBe('/home/ops/clone');
@@ -145,7 +155,8 @@ test('Ctrl-C on a terminal: the bar ends at the true count (200/250, not 250/250
   const connection = connect({ baseUrl: sb.baseUrl, apiKey: sb.apiKey! }, {});
   const bulkCalls = () => Object.entries(sb.controls.counters().requests.byRoute).filter(([r]) => /bulk$/.test(r)).reduce((n, [, c]) => n + c, 0);
   sb.controls.resetCounters();
-  const run = runIssue({ batch: batchId, csv, skipExisting: true }, connection, { stdout: { write: (t: string) => ((stdout += t), true) } as unknown as NodeJS.WritableStream, stderr, env: {} }, interrupts);
+  const io = { stdin: process.stdin, stdout: { write: (t: string) => ((stdout += t), true) } as unknown as NodeJS.WritableStream, stderr, env: {}, cwd: dir };
+  const run = runIssue({ batch: batchId, csv, skipExisting: true }, { connection, io }, interrupts);
   while (bulkCalls() < 2) await new Promise((r) => setTimeout(r, 10));
   listener!();
   expect(await run).toBe(130);

@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { CertificateServiceClient, createClient, type HttpRequest } from '@certificate-service/sdk';
 import { createSandbox, type Sandbox } from '@certificate-service/sandbox';
 import { startReceiver, type Receiver } from '@certificate-service/sandbox/testing';
+import type { Context } from '../../shared/cli/src/command';
 import { runSubscriptionTest } from '../../shared/cli/src/subscriptions-test';
 import { CLI } from '../support/built';
 import { runCli } from '../support/cli';
@@ -22,6 +23,9 @@ afterAll(async () => {
   await receiver.close();
   await sb.close();
 });
+
+/** The command's context with this client and these streams (no other part of it is read). */
+const context = (client: CertificateServiceClient, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream) => ({ connection: { client }, io: { stdout, stderr } }) as unknown as Context;
 
 const certsvc = (args: string[], env: Record<string, string>) => runCli(args, { CERTSVC_BASE_URL: sb.baseUrl, ...env });
 
@@ -65,7 +69,7 @@ test('against another service (https), it says where to look and asks nothing bu
   const out: string[] = [];
   const err: string[] = [];
   const sink = (to: string[]) => ({ write: (chunk: string) => (to.push(chunk), true) }) as unknown as NodeJS.WritableStream;
-  const code = await runSubscriptionTest('whs_1', client, sink(out), sink(err), { fetch: fetched as unknown as typeof fetch });
+  const code = await runSubscriptionTest({ subscriptionId: 'whs_1' }, context(client, sink(out), sink(err)), { fetch: fetched as unknown as typeof fetch });
   expect(code).toBe(0);
   expect(requests).toEqual(['POST https://certs.example.com/api/v1/webhooks/subscriptions/whs_1/test']);
   expect(fetched).not.toHaveBeenCalled(); // the live service is never probed for sandbox routes
@@ -79,7 +83,7 @@ test('an http:// base URL that is not the sandbox (its control route does not an
   const notSandbox = jest.fn(async () => new Response('not found', { status: 404 }));
   const err: string[] = [];
   const sink = (to: string[]) => ({ write: (chunk: string) => (to.push(chunk), true) }) as unknown as NodeJS.WritableStream;
-  await runSubscriptionTest(sub.id, client, sink([]), sink(err), { fetch: notSandbox as unknown as typeof fetch });
+  await runSubscriptionTest({ subscriptionId: sub.id }, context(client, sink([]), sink(err)), { fetch: notSandbox as unknown as typeof fetch });
   expect(notSandbox).toHaveBeenCalledTimes(1);
   expect(err.join('')).toMatch(/look at your receiver's logs/);
 });

@@ -67,7 +67,7 @@ export const PLANS: Record<string, Plan> = {
     },
   },
   'test/bench/n8n-kill/README.md › The poll trigger when n8n is killed (a measurement, not a CI test)': {
-    notRun: 'a measurement, not a CI test: 15 min of n8n kills that rewrite results.json and n8n/README.md (test/bench/n8n-kill/readme.test.ts checks that paragraph against results.json)',
+    notRun: 'a measurement, not a CI test: 15 min of n8n kills that rewrite results.json and n8n/README.md (test/bench/n8n-kill/readme.docs.test.ts checks that paragraph against results.json)',
   },
   "test/e2e/n8n-editor/README.md › n8n's editor, driven in a browser": { notRun: SUITES },
   'test/e2e/queue/README.md › n8n queue mode: harness and suite': { notRun: 'the queue-mode suite: `.ci/run` runs it' },

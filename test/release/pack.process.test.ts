@@ -58,9 +58,9 @@ const node = (app: string, args: string[], env: Record<string, string> = {}) => 
 const installed = (app: string) => fs.readdirSync(path.join(app, 'node_modules')).filter((n) => !n.startsWith('.')).sort();
 
 describe('@certificate-service/sdk', () => {
-  test('the tarball ships dist, the ESM entries, the moved-bin pointer, README, LICENSE and CHANGELOG, and no sources or CLI', () => {
+  test('the tarball ships dist, the ESM entries, README, LICENSE and CHANGELOG, and no sources, CLI or bin', () => {
     const files = packed.sdk.files.map((f) => f.path);
-    expect(files.filter((f) => !f.startsWith('dist/')).sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'bin/certsvc-moved.js', 'esm/core.mjs', 'esm/index.mjs', 'package.json']);
+    expect(files.filter((f) => !f.startsWith('dist/')).sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'esm/core.mjs', 'esm/index.mjs', 'package.json']);
     for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/core.js', 'dist/core.d.ts', 'dist/receivers/index.js', 'dist/undici-transport.js']) expect(files).toContain(f);
     expect(files.filter((f) => f.startsWith('dist/cli/'))).toEqual([]);
     expect(pkg.private).toBeUndefined();
@@ -77,9 +77,9 @@ describe('@certificate-service/sdk', () => {
     expect(fs.readdirSync(path.join(apps.sdk, 'node_modules/@certificate-service'))).toEqual(['sdk']);
   });
 
-  test('a user of its old `certsvc` bin is pointed to @certificate-service/cli', async () => {
-    const result = await node(apps.sdk, [path.join(apps.sdk, 'node_modules/.bin/certsvc'), 'issue', '--batch', 'b']).catch((e: { code: number; stderr: string }) => e);
-    expect(result).toMatchObject({ code: 1, stderr: expect.stringContaining('npx -p @certificate-service/cli certsvc issue --batch b') });
+  test('it installs no command: certsvc is @certificate-service/cli\'s', () => {
+    expect(pkg.bin).toBeUndefined();
+    expect(fs.existsSync(path.join(apps.sdk, 'node_modules/.bin/certsvc'))).toBe(false);
   });
 
   test('require(pkg).createClient({ baseUrl, apiKey }) issues a certificate from plain Node', async () => {

@@ -1,7 +1,7 @@
 // Outcome kinds: hosts switch on the union with the core's assertNever in each `default:`, so a
 // kind added to the union and forgotten fails `npm run typecheck` (the counts' records fail it
 // too); here, the counts and the one report, and what assertNever says at run time.
-import { assertNever, CertificateServiceError, countOutcomes, ISSUE_OUTCOME_KINDS, outcomeReport, type IssueOutcome, type Recipient } from '@certificate-service/sdk/core';
+import { assertNever, CertificateServiceError, countOutcomes, ISSUE_OUTCOME_KINDS, lineList, outcomeReport, type IssueOutcome, type Recipient } from '@certificate-service/sdk/core';
 
 test('assertNever names the discriminant that came, and nothing else of the value', () => {
   const secretish = { kind: 'forgotten', recipient: { email: 'ada@example.com' } };
@@ -38,4 +38,13 @@ test('the one report every host prints: held-over refusals and unread batches co
   expect(report.notIssued).toBe(6);
   expect(report.problems.map((p) => p.items)).toEqual([[2], [3], [4], [5], [6], [7]]);
   expect(report.sentence).toBe('Of 8 items, 1 certificate was issued, 1 skipped (already issued), 1 invalid, 3 failed, 1 with an unknown outcome and 1 not sent.');
+});
+
+test.each([
+  [[4], 'line 4'],
+  [[3, 4, 5], 'lines 3-5'],
+  [[3, 5, 9], '3 lines (3, 5, 9)'],
+  [[1, 3, 5, 7, 9, 11], '6 lines (1, 3, 5, 7, 9, …)'],
+])('lineList(%j): %s, as every host names a problem\'s lines', (lines, said) => {
+  expect(lineList(lines)).toBe(said);
 });

@@ -1,6 +1,6 @@
 // `npm run test:unit`'s timings (tests, seconds, load) in docs/tests.md come from
 // test/timing/unit.json, which `npm run test:unit:measure` writes from runs it times itself, so
-// no figure is typed by hand (test/timing/unit.test.ts fails when the table and the file differ).
+// no figure is typed by hand (test/timing/unit.docs.test.ts fails when the table and the file differ).
 // They are a table, not a sentence: no generated prose.
 //   npm run test:unit:measure               one run of `npm run test:unit`, timed; writes unit.json and the table
 //   npm run test:unit:measure -- --runs 3   three runs, one after the other

@@ -17,9 +17,7 @@ export class CertificateService implements INodeType {
 			dark: 'file:../../icons/certificateService.dark.svg',
 		},
 		group: ['output'],
-		// 2: Issue's Data defaults to "Map Design Variables" (version 1 keeps "Using Fields Below").
-		version: [1, 2],
-		defaultVersion: 2,
+		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Issue, send and find certificates with the Certificate Service',
 		defaults: { name: 'Certificate Service' },

@@ -11,14 +11,15 @@ import { withClient } from '../shared/client';
 export const MANUAL_SAMPLE = 3;
 
 /**
- * The node's static data. n8n keeps it in memory between polls and saves it with the
- * workflow when a poll emits, and after activation (which runs the first poll). A poll that
- * finds nothing new changes nothing worth saving.
+ * The node's static data, JSON as the core made it. n8n (2.41.1) keeps it in memory between
+ * polls and saves it with the workflow when a poll emits, and after activation (which runs the
+ * first poll). A poll that emits nothing may still move the position (a walk the budget cut
+ * short resumes at the next poll); that is kept in memory only, so after a restart the next
+ * poll reads that stretch again: it emitted nothing, so nothing is emitted twice.
  * - `watching`: what the position belongs to (event, batch or all); another setting starts over;
  * - `state`: one batch's position (the core's PollState);
  * - `states`: the position of each active batch.
  */
-/** The node's static data: what it watches, and the core's poll state(s), JSON as the core made them. */
 interface Saved {
 	watching?: string;
 	state?: PollState;

@@ -1,7 +1,7 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { CertificateServiceError, validateEvents } from '@certificate-service/sdk/core';
+import { CertificateServiceError, isNotFound, validateEvents } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, EventType } from '@certificate-service/sdk/core';
 import { withClient } from '../shared/client';
 
@@ -14,10 +14,6 @@ function clearState(state: IDataObject): void {
 	delete state.secret;
 	delete state.webhookUrl;
 	delete state.deliveryIds;
-}
-
-function isNotFound(error: unknown): boolean {
-	return error instanceof CertificateServiceError && error.isNotFound;
 }
 
 function webhookUrl(context: IHookFunctions): string {

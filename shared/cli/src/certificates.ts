@@ -1,16 +1,11 @@
+// `certsvc certificates …`: a batch's certificates listed (every page), counted, found by email,
+// sent and deleted.
 import fs from 'node:fs';
-import { Command, Option } from 'commander';
-import type { CertificateServiceClient, Recipient } from '@certificate-service/sdk';
-import { confirm, type Terminal } from './confirm';
+import { collect, type CertificateServiceClient, type Recipient } from '@certificate-service/sdk';
+import { print, type Context, type Run } from './command';
+import { confirm } from './confirm';
 import { toCsv } from './csv-write';
 import { userPath } from './paths';
-
-export interface CertificatesIo extends Terminal {
-  stdout: NodeJS.WritableStream;
-  /** Where a relative --csv file name resolves from (paths.ts). */
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-}
 
 /** The recipient's fields as the API names them (spec section 2), then one `data.<name>` column per variable. */
 const FIELDS = ['id', 'batchId', 'certificateId', 'name', 'email', 'emailStatus', 'emailSentAt', 'issueDate', 'expiryDate', 'createdAt', 'certUrl', 'shareToken'] as const;
@@ -29,84 +24,60 @@ async function target(client: CertificateServiceClient, id: string, batch: strin
   return { batchId: c.batchId, recipientId: c.id, label: `${c.certificateId} (${c.email}, batch ${c.batchId})` };
 }
 
-const batchOption = () => new Option('--batch <batchId>', 'batch id (see certsvc batches list)').makeOptionMandatory();
-const emailStatusOption = () => new Option('--email-status <status>', 'only certificates whose email is in this state (e.g. sent)');
-const idArgument = 'certificate ID (CERT-…), or the recipient id (rec_…) with --batch';
-
-/**
- * `certsvc certificates …`: a batch's certificates listed (every page), counted, found by email,
- * sent and deleted. Delete asks first (see confirm.ts); send does not, since sending is what was typed.
- */
-export function registerCertificates(cli: Command, client: (command: Command) => CertificateServiceClient, io: CertificatesIo, result: { exitCode: number }): void {
-  const print = (value: unknown) => void io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-  const all = async (c: CertificateServiceClient, batch: string, emailStatus?: string) => {
-    const out: Recipient[] = [];
-    for await (const r of c.iterateRecipients(batch, { emailStatus })) out.push(r);
-    return out;
-  };
-  const certificates = cli.command('certificates').description("a batch's certificates: list, count, find, send, delete");
-  certificates
-    .command('list')
-    .description('every certificate of a batch (all pages): a table, or --json, or --csv <file> with the API\'s field names')
-    .addOption(batchOption())
-    .addOption(emailStatusOption())
-    .addOption(new Option('--csv <file>', 'write them to this CSV file (columns: the API\'s field names, then data.<variable>)').conflicts('json'))
-    .option('--json', 'print them as a JSON array')
-    .option('--no-bom', 'write the CSV without the UTF-8 byte-order mark that Excel needs to read it as UTF-8')
-    .action(async (o: { batch: string; emailStatus?: string; csv?: string; json?: boolean; bom: boolean }, command: Command) => {
-      const list = await all(client(command), o.batch, o.emailStatus);
-      if (o.csv !== undefined) {
-        const file = userPath(o.csv, io.cwd, io.env);
-        fs.writeFileSync(file, certificatesCsv(list, o.bom));
-        io.stderr.write(`Wrote ${list.length} certificate${list.length === 1 ? '' : 's'} to ${file}\n`);
-        io.stdout.write(`${JSON.stringify({ count: list.length, csv: file })}\n`);
-      } else if (o.json) print(list);
-      else io.stdout.write(['certificateId\temail\temailStatus\tcertUrl', ...list.map((c) => [c.certificateId, c.email, c.emailStatus, c.certUrl].join('\t'))].join('\n') + '\n');
-    });
-  certificates
-    .command('count')
-    .description('how many certificates a batch has (reads every page)')
-    .addOption(batchOption())
-    .addOption(emailStatusOption())
-    .action(async (o: { batch: string; emailStatus?: string }, command: Command) => {
-      const list = await all(client(command), o.batch, o.emailStatus);
-      io.stdout.write(`${JSON.stringify({ batchId: o.batch, ...(o.emailStatus ? { emailStatus: o.emailStatus } : {}), count: list.length })}\n`);
-    });
-  certificates
-    .command('find')
-    .description("the certificate issued to an email in a batch (any case); exit 1 when there is none")
-    .addOption(batchOption())
-    .requiredOption('--email <email>', 'the recipient\'s email')
-    .action(async (o: { batch: string; email: string }, command: Command) => {
-      const found = await client(command).findRecipientByEmail(o.batch, o.email);
-      if (found) return print(found);
-      io.stderr.write(`No certificate for ${o.email} in batch ${o.batch} (every page read).\n`);
-      result.exitCode = 1;
-    });
-  certificates
-    .command('send')
-    .description('queue the certificate email (again) for one certificate')
-    .argument('<id>', idArgument)
-    .option('--batch <batchId>', 'the batch, when <id> is a recipient id')
-    .action(async (id: string, o: { batch?: string }, command: Command) => {
-      const c = client(command);
-      const t = await target(c, id, o.batch);
-      print(await c.sendCertificate(t.batchId, t.recipientId));
-    });
-  certificates
-    .command('delete')
-    .description('delete one certificate (asks first; --yes without a terminal)')
-    .argument('<id>', idArgument)
-    .option('--batch <batchId>', 'the batch, when <id> is a recipient id')
-    .option('--yes', 'do not ask (needed without a terminal)')
-    .action(async (id: string, o: { batch?: string; yes?: boolean }, command: Command) => {
-      const c = client(command);
-      const t = await target(c, id, o.batch);
-      if (!(await confirm(`Delete certificate ${t.label}?`, o.yes, io))) {
-        io.stderr.write('Nothing deleted.\n');
-        result.exitCode = 1;
-        return;
-      }
-      print(await c.deleteRecipient(t.batchId, t.recipientId));
-    });
+export interface CertificatesFlags {
+  batch: string;
+  emailStatus?: string;
 }
+
+const all = ({ connection }: Context, flags: CertificatesFlags) => collect(connection.client.iterateRecipients(flags.batch, { emailStatus: flags.emailStatus }));
+
+/** `certsvc certificates list`: every certificate of a batch (every page), as a table, `--json`, or `--csv <file>`. */
+export const listCertificates: Run<CertificatesFlags & { csv?: string; json?: boolean; bom: boolean }> = async (flags, context) => {
+  const { io } = context;
+  const list = await all(context, flags);
+  if (flags.csv !== undefined) {
+    const file = userPath(flags.csv, io.cwd, io.env);
+    fs.writeFileSync(file, certificatesCsv(list, flags.bom));
+    io.stderr.write(`Wrote ${list.length} certificate${list.length === 1 ? '' : 's'} to ${file}\n`);
+    io.stdout.write(`${JSON.stringify({ count: list.length, csv: file })}\n`);
+  } else if (flags.json) print(io, list);
+  else io.stdout.write(['certificateId\temail\temailStatus\tcertUrl', ...list.map((c) => [c.certificateId, c.email, c.emailStatus, c.certUrl].join('\t'))].join('\n') + '\n');
+  return 0;
+};
+
+/** `certsvc certificates count` (reads every page). */
+export const countCertificates: Run<CertificatesFlags> = async (flags, context) => {
+  const list = await all(context, flags);
+  context.io.stdout.write(`${JSON.stringify({ batchId: flags.batch, ...(flags.emailStatus ? { emailStatus: flags.emailStatus } : {}), count: list.length })}\n`);
+  return 0;
+};
+
+/** `certsvc certificates find`: exit 1 when the batch has no certificate for the email. */
+export const findCertificate: Run<{ batch: string; email: string }> = async (flags, { connection, io }) => {
+  const found = await connection.client.findRecipientByEmail(flags.batch, flags.email);
+  if (found) return print(io, found);
+  io.stderr.write(`No certificate for ${flags.email} in batch ${flags.batch} (every page read).\n`);
+  return 1;
+};
+
+interface TargetFlags {
+  /** A certificate ID, or a recipient id with --batch. */
+  id: string;
+  batch?: string;
+}
+
+/** `certsvc certificates send`: no question, since sending is what was typed. */
+export const sendCertificate: Run<TargetFlags> = async (flags, { connection: { client }, io }) => {
+  const t = await target(client, flags.id, flags.batch);
+  return print(io, await client.sendCertificate(t.batchId, t.recipientId));
+};
+
+/** `certsvc certificates delete`: asks first (see confirm.ts); exit 1 when the answer is no. */
+export const deleteCertificate: Run<TargetFlags & { yes?: boolean }> = async (flags, { connection: { client }, io }) => {
+  const t = await target(client, flags.id, flags.batch);
+  if (!(await confirm(`Delete certificate ${t.label}?`, flags.yes, io))) {
+    io.stderr.write('Nothing deleted.\n');
+    return 1;
+  }
+  return print(io, await client.deleteRecipient(t.batchId, t.recipientId));
+};

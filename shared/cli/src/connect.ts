@@ -14,20 +14,23 @@ export interface Connection {
   requests(): number;
   /** When the client is waiting (rate-limit pacing, Retry-After, backoff): the epoch ms it waits until. */
   waitingUntil(): number | undefined;
+  /** Calls `listener` with every request sent from now on and its answer (certsvc doctor reads them). */
+  observe(listener: (request: HttpRequest, response: HttpResponse) => void): void;
 }
 
 /** A client from the flags, else CERTSVC_API_KEY / CERTSVC_BASE_URL, that reports its requests and waits. */
-export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv, observe?: (request: HttpRequest, response: HttpResponse) => void): Connection {
+export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv): Connection {
   // A shorter connect timeout than the SDK's 10 s: someone is waiting at the terminal, and an
   // address that never answers should say so soon (with a hint about the base URL).
   const undici = createUndiciTransport({ connectTimeoutMs: CONNECT_TIMEOUT_MS });
   let count = 0;
   let waitingUntil: number | undefined;
+  const listeners: Array<(request: HttpRequest, response: HttpResponse) => void> = [];
   // Every attempt counts, retries included: it is what the rate limit counts.
   const transport: Transport = async (request) => {
     count++;
     const response = await undici(request);
-    observe?.(request, response);
+    for (const listener of listeners) listener(request, response);
     return response;
   };
   const client = clientFromEnv(env, {
@@ -45,5 +48,5 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv, observe?
       return new Promise<void>((resolve) => setTimeout(resolve, ms)).finally(() => (waitingUntil = undefined));
     },
   });
-  return { client, requests: () => count, waitingUntil: () => waitingUntil };
+  return { client, requests: () => count, waitingUntil: () => waitingUntil, observe: (listener) => void listeners.push(listener) };
 }

@@ -1,5 +1,5 @@
 import { assertNever, CertificateServiceError } from '@certificate-service/sdk';
-import type { Connection } from './connect';
+import type { Run } from './command';
 import { invalidReason, readIssueInput, unknownColumnsNote, type IssueInputFlags } from './issue-input';
 
 /** What `certsvc issue --dry-run` prints on stdout, one JSON line. */
@@ -23,7 +23,9 @@ export interface DryRunSummary {
  * summary on stdout. The exit code is the real run's when every call succeeds: 2 when a row is
  * invalid (it would send nothing), 1 with --skip-invalid (it would issue the others), else 0.
  */
-export async function runDryRun(flags: IssueInputFlags, connection: Connection, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): Promise<number> {
+export const runDryRun: Run<IssueInputFlags> = async (flags, context) => {
+  const { connection } = context;
+  const { stdout, stderr } = context.io;
   const say = (text: string) => void stderr.write(text);
   const input = await readIssueInput(flags, connection, say);
   const { rows } = input;
@@ -62,4 +64,4 @@ export async function runDryRun(flags: IssueInputFlags, connection: Connection, 
   stdout.write(`${JSON.stringify(summary)}\n`);
   if (!counts.invalid) return 0;
   return flags.skipInvalid ? 1 : 2;
-}
+};

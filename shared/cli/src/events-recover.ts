@@ -11,12 +11,9 @@
 // The window is `--since` to `--until`. More events than the receiver remembers are refused
 // (a receiver that has forgotten a key runs the service's late copy of that event again) unless
 // the user states its memory or says `--yes`; the forwarding is paced (forward.ts).
-import type { Command } from 'commander';
-import { Option } from 'commander';
 import { checkRecoverSettings, DEFAULT_MEMORY_STORE_SIZE, type PollEvent, UsageError } from '@certificate-service/sdk';
-import { connect, type ConnectionFlags } from './connect';
+import type { Run } from './command';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_WAIT_MS, forwardAll, MAX_CONCURRENCY } from './forward';
-import type { Io } from './io';
 import { parseDurationFlag, parseTimeFlag } from './time-flag';
 
 export interface RecoverFlags {
@@ -60,7 +57,7 @@ function parseUrl(text: string | undefined): URL {
   return url;
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
+export const count = (n: number) => n.toLocaleString('en-US');
 
 /** Keys n8n's Delivery: Verify remembers per process (MEMORY_DELIVERIES in n8n/nodes/shared/delivery-memory.ts; a test holds them equal). */
 export const N8N_VERIFY_MEMORY = 20_000;
@@ -76,7 +73,8 @@ function memoryRefusal(found: number, stated: number | undefined): string {
 }
 
 /** Finds, then forwards (or lists, with --dry-run); exit 0 when every forwarded delivery got a 2xx. */
-export async function runRecover(flags: RecoverFlags, conn: ConnectionFlags, out: NodeJS.WritableStream, err: NodeJS.WritableStream, env: NodeJS.ProcessEnv): Promise<number> {
+export const runRecover: Run<RecoverFlags> = async (flags, context) => {
+  const { stdout: out, stderr: err, env } = context.io;
   // Every flag is checked before any request.
   const now = Date.now();
   const window = {
@@ -92,7 +90,7 @@ export async function runRecover(flags: RecoverFlags, conn: ConnectionFlags, out
   const secret = flags.secret ?? env.CERTSVC_WEBHOOK_SECRET;
   const url = flags.dryRun && !flags.forwardTo ? undefined : parseUrl(flags.forwardTo);
   if (!flags.dryRun && !secret?.trim()) throw new UsageError('--secret: give the receiver\'s signing secret (wh_sec_…), or set CERTSVC_WEBHOOK_SECRET (it keeps the secret out of the process list).');
-  const { client } = connect(conn, env);
+  const { client } = context.connection;
   const found = await client.findRecoverableEvents({ since, until, events, batches });
   for (const note of found.notes) err.write(`certsvc: ${note}\n`);
   const span = `from ${new Date(since).toISOString()} to ${new Date(until ?? now).toISOString()}`;
@@ -122,27 +120,4 @@ export async function runRecover(flags: RecoverFlags, conn: ConnectionFlags, out
   if (notDelivered) err.write(`certsvc: the receiver asked to wait (503 or 429) longer than --max-wait (${maxWaitMs / 1000} s) in all: ${notDelivered} deliveries were not delivered.\n`);
   if (failures.length) err.write('certsvc: some deliveries were not answered 2xx; run the same command again: the delivery ids repeat, and a receiver that keeps its claims runs each event once.\n');
   return failures.length ? 1 : 0;
-}
-
-/** `certsvc events recover`, registered by main.ts. */
-export function registerEvents(cli: Command, result: { exitCode: number }, io: Pick<Io, 'stdout' | 'stderr' | 'env'>): void {
-  cli
-    .command('events')
-    .description('recover webhook events a receiver missed')
-    .command('recover')
-    .description('forward the issued, sent and failed events of a window (--since, --until) to a receiver, signed as the service signs them, paced (viewed events cannot be recovered)')
-    .requiredOption('--since <time>', 'a duration back from now (72h, 3d, 90m), a date (2026-11-27) or a date-time with its zone (2026-11-27T08:00Z)')
-    .option('--until <time>', 'the end of the window, in the same forms (default now)')
-    .option('--forward-to <url>', "the receiver's URL (an SDK app, or n8n's Webhook node before Delivery: Verify)")
-    .option('--secret <wh_sec_…>', "the receiver's signing secret (default $CERTSVC_WEBHOOK_SECRET)")
-    .option('--batch <id...>', 'only these batches (default: every batch, archived too)')
-    .addOption(new Option('--events <list>', 'comma-separated: issued, sent, failed (default all three)'))
-    .option('--dry-run', 'list what would be forwarded, send nothing')
-    .option('--receiver-memory <keys>', `how many delivery keys the receiver remembers (n8n's Delivery: Verify: ${count(N8N_VERIFY_MEMORY)} per process); more events than that are refused`)
-    .option('--yes', `forward more events than the receiver is known to remember (default limit ${count(DEFAULT_MEMORY_STORE_SIZE)}): its store keeps every key`)
-    .option('--concurrency <n>', `deliveries in flight at most (default ${DEFAULT_CONCURRENCY})`)
-    .option('--max-wait <duration>', `the longest the receiver's 503/429 pauses may add up to (default ${DEFAULT_MAX_WAIT_MS / 60_000}m)`)
-    .action(async (o: RecoverFlags, command: Command) => {
-      result.exitCode = await runRecover(o, command.optsWithGlobals<ConnectionFlags>(), io.stdout, io.stderr, io.env);
-    });
-}
+};

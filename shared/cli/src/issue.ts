@@ -1,6 +1,5 @@
-import { CertificateServiceError, fileInFlightMarkers, outcomeReport, type DesignVariable, type IssueOutcome, type OutcomeReport, type OutcomeTally, UsageError } from '@certificate-service/sdk';
-import type { Connection } from './connect';
-import type { Io } from './io';
+import { CertificateServiceError, fileInFlightMarkers, lineList, outcomeReport, type DesignVariable, type IssueOutcome, type OutcomeReport, type OutcomeTally, UsageError } from '@certificate-service/sdk';
+import type { Context } from './command';
 import type { CsvRow } from './csv-rows';
 import { writeErrors } from './errors-file';
 import { invalidReason, readIssueInput, unknownColumnsNote, type IssueInputFlags } from './issue-input';
@@ -45,13 +44,8 @@ function summary({ tally: t }: OutcomeReport, requests: number): IssueSummary {
   return { issued: t.issued, skipped: t.skipped, invalid: t.invalid, failed: t.failed, unknown: t.unknown, notSent: t.notSent, requests };
 }
 
-function lineList(rows: CsvRow[], items: number[]): string {
-  const lines = items.map((i) => rows[i].line);
-  if (lines.length === 1) return `line ${lines[0]}`;
-  const contiguous = lines.every((l, k) => k === 0 || l === lines[k - 1] + 1);
-  if (contiguous) return `lines ${lines[0]}-${lines.at(-1)}`;
-  return `${lines.length} lines (${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ', …' : ''})`;
-}
+/** The rows' lines in the CSV file, as the core names them (`lines 3-5`). */
+const linesOf = (rows: CsvRow[], items: number[]) => lineList(items.map((i) => rows[i].line));
 
 /**
  * Why a row got no certificate, in the CLI's words, for --errors: a bad row as stderr says it, a
@@ -88,7 +82,8 @@ function neverSent(): IssueOutcome {
  * Ctrl-C twice: it exits at once; the rows of the call in flight are written as `unknown`, since
  * the service may still finish that call.
  */
-export async function runIssue(flags: IssueFlags, connection: Connection, io: Pick<Io, 'stdout' | 'stderr' | 'env'>, interrupts: Interrupts = processInterrupts): Promise<number> {
+export async function runIssue(flags: IssueFlags, context: Context, interrupts: Interrupts = processInterrupts): Promise<number> {
+  const { connection, io } = context;
   const { stdout, stderr } = io;
   const { client } = connection;
   // Emails in flight in another certsvc (or MCP server) on this machine, even one quit with a
@@ -136,7 +131,7 @@ export async function runIssue(flags: IssueFlags, connection: Connection, io: Pi
     errors(known);
     if (inFlight.length) {
       stderr.write(
-        `Quit while the call for ${lineList(rows, inFlight)} was in flight${where}. The service may still finish that call: wait a minute, then run the same command again; rows it issued by then are skipped.\n`,
+        `Quit while the call for ${linesOf(rows, inFlight)} was in flight${where}. The service may still finish that call: wait a minute, then run the same command again; rows it issued by then are skipped.\n`,
       );
     }
     if (out) stderr.write(`Results so far: ${flags.out}\n`);
@@ -200,7 +195,7 @@ export async function runIssue(flags: IssueFlags, connection: Connection, io: Pi
     const n = errors(outcomes);
     if (n) stderr.write(`${n} row${n > 1 ? 's' : ''} not issued; see ${errorsFile}\n`);
   } else {
-    for (const p of problems.slice(0, shown)) stderr.write(`${lineList(rows, p.items)}: ${p.message}\n`);
+    for (const p of problems.slice(0, shown)) stderr.write(`${linesOf(rows, p.items)}: ${p.message}\n`);
     if (problems.length > shown) stderr.write(`… and ${problems.length - shown} more (pass --errors <file> to get every row as CSV).\n`);
   }
   if (out) stderr.write(`Every row with its certificate: ${flags.out}\n`);

@@ -3,7 +3,7 @@
 // against the live service the answer is "look at your receiver". The sandbox keeps one
 // (`GET /__sandbox/deliveries`): against it, the command waits briefly for the first attempt
 // and prints its outcome.
-import type { CertificateServiceClient } from '@certificate-service/sdk';
+import type { Context } from './command';
 // Type only (erased from dist): the CLI never loads the sandbox; it reads the sandbox's log over HTTP.
 import type { DeliveryAttempt as Attempt } from '@certificate-service/sandbox';
 
@@ -49,13 +49,8 @@ function describe(a: Attempt): string {
 }
 
 /** Runs the command; returns the exit code (0: the service queued the test delivery). */
-export async function runSubscriptionTest(
-  subscriptionId: string,
-  client: CertificateServiceClient,
-  stdout: NodeJS.WritableStream,
-  stderr: NodeJS.WritableStream,
-  options: SubscriptionTestOptions = {},
-): Promise<number> {
+export async function runSubscriptionTest({ subscriptionId }: { subscriptionId: string }, { connection: { client }, io }: Context, options: SubscriptionTestOptions = {}): Promise<number> {
+  const { stdout, stderr } = io;
   const get = options.fetch ?? fetch;
   const now = options.now ?? Date.now;
   const started = now();

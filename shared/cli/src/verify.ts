@@ -1,4 +1,5 @@
 import { checkDelivery, UsageError } from '@certificate-service/sdk';
+import type { Run } from './command';
 
 export interface VerifyFlags {
   secret?: string[];
@@ -11,7 +12,7 @@ export interface VerifyFlags {
  * `certsvc verify`: checks a delivery body read from stdin against its headers (given as flags),
  * the way a receiver would. Prints `{ok, …}` and returns 0 when it verifies, 1 when not.
  */
-export async function runVerify(flags: VerifyFlags, stdin: NodeJS.ReadableStream & { isTTY?: boolean }, stdout: NodeJS.WritableStream, env: NodeJS.ProcessEnv): Promise<number> {
+export const runVerify: Run<VerifyFlags> = async (flags, { io: { stdin, stdout, env } }) => {
   const secrets = flags.secret?.length ? flags.secret : env.CERTSVC_WEBHOOK_SECRET ? [env.CERTSVC_WEBHOOK_SECRET] : [];
   if (secrets.length === 0) throw new UsageError('No signing secret: pass --secret <wh_sec_…> (or set CERTSVC_WEBHOOK_SECRET).');
   if (stdin.isTTY) throw new UsageError('Pipe the delivery body in, exactly as received: certsvc verify --secret … --signature "t=…,v1=…" < delivery.json');
@@ -26,4 +27,4 @@ export async function runVerify(flags: VerifyFlags, stdin: NodeJS.ReadableStream
   const result = checkDelivery(body.length ? body : '', headers, secrets, { toleranceSeconds: tolerance });
   stdout.write(`${JSON.stringify(result.ok ? { ok: true, timestamp: result.timestamp, event: result.event } : result, null, 2)}\n`);
   return result.ok ? 0 : 1;
-}
+};

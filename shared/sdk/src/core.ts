@@ -35,7 +35,7 @@ export { parseRetryAfter } from './rate-limit';
 // Issuing: one outcome per item, a union on `kind`; counts and the distinct problems for reports.
 // Issue runs hold their emails (in one process; across processes with markers a host hands in).
 export { DEFAULT_IN_FLIGHT_WAIT_MS, type InFlightMarkers } from './issue/in-flight';
-export { countOutcomes, outcomeProblems, outcomeReport, ISSUE_OUTCOME_KINDS, type IssueOutcomeKind, type OutcomeCounts, type OutcomeProblem, type OutcomeReport, type OutcomeTally } from './issue/outcome';
+export { countOutcomes, lineList, outcomeProblems, outcomeReport, ISSUE_OUTCOME_KINDS, type IssueOutcomeKind, type OutcomeCounts, type OutcomeProblem, type OutcomeReport, type OutcomeTally } from './issue/outcome';
 export { normaliseBaseUrl } from './base-url';
 // Which service (base URL and a hash of the key): what holds, confirmations and caches are keyed by.
 export { serviceFingerprint } from './service-fingerprint';
@@ -73,6 +73,7 @@ export {
   SERVICE_ERROR_CODES,
   validationError,
   hostHint,
+  isNotFound,
   type HostWords,
   type HintTopic,
   type AnyErrorCode,

@@ -1,6 +1,6 @@
 import { redact, redactValue } from './redact';
 import { ENDPOINTS } from './client/endpoints';
-/** Error codes: the spec's ten (section 7) plus the client-side ones. */
+/** The service's error codes: the spec's ten (section 7). The client's own are ClientErrorCode. */
 export const SERVICE_ERROR_CODES = [
   'MISSING_API_KEY',
   'INVALID_API_KEY',
@@ -30,7 +30,7 @@ export type AnyErrorCode = ErrorCode | (string & {});
 
 /**
  * Where a call failed:
- * - `validation`: the input was refused before anything was sent;
+ * - `validation`: refused before anything was sent (bad input, or an item issueMany held back);
  * - `request`: no reliable answer came back (no connection, a network error, a timeout, or a
  *   5xx to a call that is not repeated);
  * - `transport`: the host's HTTP function failed in a way of its own (not a network failure);
@@ -92,7 +92,7 @@ function redactCause(cause: unknown, secrets: ReadonlyArray<string | undefined>,
 }
 
 // --- Hints: what to tell the user, in words that fit every host ------------------
-// Each host (Zapier app, n8n node, CLI) adds its own words (where the key goes, which
+// Each host (Zapier app, n8n node, CLI, MCP server) adds its own words (where the key goes, which
 // trigger holds what) from its own table, keyed by `hintTopic`.
 const KEYS_PAGE = 'Settings → API keys in the Certificate Service web app';
 // What to do, not what happened: the message (the service's, or FALLBACK_MESSAGES) says that,
@@ -117,7 +117,7 @@ export type HintTopic = 'auth' | 'issue-unknown' | 'outcome-unknown' | 'subscrip
 const SUBSCRIPTION_LIMIT_HINT = 'Free one: delete a webhook subscription that nothing uses any more.';
 
 export class CertificateServiceError extends Error {
-  /** The service's stable code, or NETWORK_ERROR / TIMEOUT / UNKNOWN. */
+  /** The service's code (one this version does not know is kept as sent), or the client's own (ClientErrorCode). */
   readonly code: AnyErrorCode;
   readonly phase: ErrorPhase;
   /** HTTP status; 0 when no response arrived or the request was never sent. */
@@ -226,6 +226,11 @@ export class CertificateServiceError extends Error {
       ...(this.request ? { request: this.request } : {}),
     };
   }
+}
+
+/** True for the core's not-found (a 404 or 410, or NOT_FOUND) on anything thrown: a search's "nothing found". */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof CertificateServiceError && error.isNotFound;
 }
 
 /** A host's own words for some hint topics (its key field, its triggers, its commands). */

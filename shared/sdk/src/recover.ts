@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 import { validationError } from './errors';
 import type { Api } from './client/api';
 import { iterateBatches } from './client/batches';
-import { MAX_PAGE_SIZE } from './pagination';
+import { collect, MAX_PAGE_SIZE } from './pagination';
 import { POLL_EVENT_TYPES, type Occurrence, type PollEvent } from './occurrence';
 import { DAY_MS } from './poll/rules';
 import { readFromFloor } from './poll/walk';
@@ -90,8 +90,7 @@ function eventTime(event: PollEvent, o: Occurrence): number {
 export async function findEvents(outer: Api, options: FindOptions): Promise<Found> {
   const { since, until = Infinity, events, batches } = checkRecoverSettings(options);
   const { api, count } = counting(outer);
-  const batchIds = batches ?? [];
-  if (!batches) for await (const b of iterateBatches(api, { status: 'all' })) batchIds.push(b.id);
+  const batchIds = batches ?? (await collect(iterateBatches(api, { status: 'all' }))).map((b) => b.id);
   const found: (Found['events'][number] & { at: number })[] = [];
   const notes: string[] = [];
   for (const batchId of batchIds) {

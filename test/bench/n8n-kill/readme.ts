@@ -1,6 +1,6 @@
 // The poll trigger's kill -9 table in n8n/README.md is generated from
 // test/bench/n8n-kill/results.json, between marker comments, so no figure is typed by hand
-// (readme.test.ts beside it fails when they differ). run.ts rewrites it after each run;
+// (readme.docs.test.ts beside it fails when they differ). run.ts rewrites it after each run;
 // `npm exec -- tsx test/bench/n8n-kill/readme.ts` on its own.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -237,7 +237,7 @@ describe('the n8n editor with n8n-nodes-certificate-service (Chromium, n8n 2.41.
 
       await fillParameter(page, 'name', 'Ada Lovelace');
       await fillParameter(page, 'email', 'ada@example.com');
-      // A new node is version 2: Data is "Map Design Variables", and picking the batch loads
+      // A new node's Data is "Map Design Variables", and picking the batch loads
       // its design's variables as columns, labelled as the design labels them.
       expect(await page.getByTestId('parameter-input-specifyData').locator('input').inputValue()).toBe('Map Design Variables');
       const columns = page.getByTestId('mapping-fields-container');

@@ -249,7 +249,7 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
         try {
           const code = codeNode('Recipients', `return [0, 1, ${ISSUE_COUNT + 7}].map((i) => ({ json: { name: 'Recipient ' + i, email: 'r' + i + '@example.com' } }));`);
           const issue = {
-            ...serviceNode('Issue', { resource: 'certificate', operation: 'issue', batch: byId(batchId), name: '={{ $json.name }}', email: '={{ $json.email }}', options: {} }, 400),
+            ...serviceNode('Issue', { resource: 'certificate', operation: 'issue', batch: byId(batchId), name: '={{ $json.name }}', email: '={{ $json.email }}', specifyData: 'fields', options: {} }, 400),
             onError: 'continueRegularOutput',
           };
           const run = await runChain(`e2e: issue, list shape ${shape}`, code, issue);
@@ -311,14 +311,14 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
     });
   });
 
-  it('Map Design Variables (node version 2): n8n loads the batch\'s design variables as columns, and issued certificates carry them', async () => {
+  it('Map Design Variables (the default of Issue\'s Data): n8n loads the batch\'s design variables as columns, and issued certificates carry them', async () => {
     await timed('action: issue with mapped design variables', async () => {
       const minimal = await core.createBatch({ title: 'E2E variables', designId: 'design_minimal' });
       // What the editor asks when the batch is picked: the resource mapper's columns.
       const columns = await n8n!.rest('POST', '/dynamic-node-parameters/resource-mapper-fields', {
         path: 'parameters.variables',
         methodName: 'getVariableColumns',
-        nodeTypeAndVersion: { name: ACTION, version: 2 },
+        nodeTypeAndVersion: { name: ACTION, version: 1 },
         currentNodeParameters: { resource: 'certificate', operation: 'issue', batch: byId(minimal.id), specifyData: 'mapVariables' },
         credentials: { certificateServiceApi: credential },
       });
@@ -335,11 +335,10 @@ describe('n8n-nodes-certificate-service in a real n8n 2.41.1', () => {
           batch: byId(minimal.id),
           name: '={{ $json.email }}',
           email: '={{ $json.email }}',
-          // specifyData is left out: version 2's default is Map Design Variables.
+          // specifyData is left out: its default is Map Design Variables.
           variables: { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema: columns.fields, attemptToConvertTypes: false, convertFieldsToString: true },
           skipExisting: false,
         }, 400),
-        typeVersion: 2,
         onError: 'continueRegularOutput',
       };
       sb!.controls.resetCounters();

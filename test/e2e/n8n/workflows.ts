@@ -131,7 +131,7 @@ export function issueWorkflow(name: string, o: IssueWorkflowOptions): WorkflowJs
   const webhook = webhookNode(o.path);
   const items: Node = { id: randomUUID(), name: 'Items', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: o.jsCode } };
   const issue: Node = {
-    ...actionNode('Issue', { resource: 'certificate', operation: 'issue', batch: { __rl: true, mode: 'id', value: o.batchId }, name: '={{ $json.name }}', email: '={{ $json.email }}', specifyData: 'none', send: false, options: {} }, o.credential, 400),
+    ...actionNode('Issue', { resource: 'certificate', operation: 'issue', batch: { __rl: true, mode: 'id', value: o.batchId }, name: '={{ $json.name }}', email: '={{ $json.email }}', specifyData: 'fields', send: false, options: {} }, o.credential, 400),
     ...(o.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
   };
   return { name, nodes: [webhook, items, issue], connections: chain(webhook, items, issue) };

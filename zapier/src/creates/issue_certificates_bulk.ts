@@ -1,5 +1,5 @@
 import { defineCreate } from 'zapier-platform-core';
-import { assertNever, CertificateServiceError, outcomeReport, validationError, type IssueItem, type IssueOutcome, type IssueOutcomeKind, type OutcomeReport } from '@certificate-service/sdk/core';
+import { assertNever, CertificateServiceError, lineList, outcomeReport, validationError, type IssueItem, type IssueOutcome, type IssueOutcomeKind, type OutcomeReport } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
 import { toZapierError, type ReplayWords } from '../lib/errors';
 import { batchField, dict, flag, sendField, text } from '../lib/inputs';
@@ -66,16 +66,9 @@ function row(index: number, line: Record<string, unknown>, outcome: IssueOutcome
 
 /** The distinct reasons lines failed, each once with its lines (a batch-wide refusal is said once). */
 function summarise({ problems }: OutcomeReport): string {
-  const shown = problems.slice(0, MAX_SUMMARY_ERRORS).map((p) => `${lineList(p.items)}: ${p.message}`);
+  const shown = problems.slice(0, MAX_SUMMARY_ERRORS).map((p) => `${lineList(p.items.map((i) => i + 1))}: ${p.message}`);
   const more = problems.length > shown.length ? ` (and ${problems.length - shown.length} more)` : '';
   return shown.join('; ') + more;
-}
-
-function lineList(items: number[]): string {
-  const lines = items.map((i) => i + 1);
-  if (lines.length === 1) return `line ${lines[0]}`;
-  const contiguous = lines.every((l, k) => k === 0 || l === lines[k - 1] + 1);
-  return contiguous ? `lines ${lines[0]}-${lines.at(-1)}` : `lines ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ` and ${lines.length - 5} more` : ''}`;
 }
 
 export default defineCreate({

@@ -126,8 +126,3 @@ export function toZapierError(z: ZObject, error: unknown, context: ErrorContext 
   (mapped as Error & { doNotContextify?: boolean }).doNotContextify = true;
   return mapped;
 }
-
-/** True for the core's not-found (a 404 or 410): searches turn it into "nothing found". */
-export function isNotFound(error: unknown): boolean {
-  return error instanceof CertificateServiceError && error.isNotFound;
-}

@@ -1,5 +1,4 @@
-import type { Recipient } from '@certificate-service/sdk/core';
-import { isNotFound } from './errors';
+import { isNotFound, type Recipient } from '@certificate-service/sdk/core';
 import { outputItem, RECIPIENT_OUTPUT_FIELDS } from './samples';
 
 /** A search finds one item or none: the service's "not found" is an empty result, not an error. */

@@ -1,6 +1,6 @@
 import { defineSearch } from 'zapier-platform-core';
+import { isNotFound } from '@certificate-service/sdk/core';
 import { withClient } from '../lib/client';
-import { isNotFound } from '../lib/errors';
 import { batchField, emailField, text } from '../lib/inputs';
 import { outputItem, RECIPIENT_OUTPUT_FIELDS, SAMPLE_RECIPIENT } from '../lib/samples';
 

@@ -128,10 +128,7 @@ export const getManyFields: INodeProperties[] = [returnAllField, limitField];
  * The certificate variables: the chosen batch's design variables as columns (a resource
  * mapper), name/value pairs, or one JSON object. Values are strings on the service; numbers
  * and booleans are converted.
- *
- * Issue's default is "Map Design Variables" from node version 2. Version 1 keeps "Using
- * Fields Below": a saved workflow stores no parameter left at its default, so changing it
- * in place would change what saved version-1 nodes do.
+ * Issue's default is "Map Design Variables"; Update's is "Don't Change".
  */
 export function dataFieldsProperties(options: { allowKeep: boolean }): INodeProperties[] {
 	const description =
@@ -156,21 +153,15 @@ export function dataFieldsProperties(options: { allowKeep: boolean }): INodeProp
 		value: 'keep',
 		description: 'Leave the certificate variables as they are',
 	};
-	const selector = (defaultValue: string, show?: INodeProperties['displayOptions']): INodeProperties => ({
+	const defaultData = options.allowKeep ? 'keep' : 'mapVariables';
+	const specifyData: INodeProperties = {
 		displayName: 'Data',
 		name: 'specifyData',
 		type: 'options',
 		options: options.allowKeep ? [keep, mapped, fields, json] : [mapped, fields, json],
-		default: defaultValue,
+		default: defaultData,
 		description,
-		...(show ? { displayOptions: show } : {}),
-	});
-	const specifyData: INodeProperties[] = options.allowKeep
-		? [selector('keep')]
-		: [
-				selector('fields', { show: { '@version': [1] } }),
-				selector('mapVariables', { show: { '@version': [{ _cnd: { gte: 2 } }] } }),
-			];
+	};
 	const variables: INodeProperties = {
 		displayName: 'Variables',
 		name: 'variables',
@@ -194,7 +185,7 @@ export function dataFieldsProperties(options: { allowKeep: boolean }): INodeProp
 		displayOptions: { show: { specifyData: ['mapVariables'] } },
 	};
 	return [
-		...specifyData,
+		specifyData,
 		variables,
 		{
 			displayName: 'Data Fields',

@@ -165,3 +165,15 @@ export function outcomeReport(outcomes: readonly IssueOutcome[]): OutcomeReport 
   const sentence = `Of ${t.total} item${t.total === 1 ? '' : 's'}, ${t.issued} certificate${t.issued === 1 ? ' was' : 's were'} issued, ${t.skipped} skipped (already issued), ${t.invalid} invalid, ${t.failed} failed, ${t.unknown} with an unknown outcome and ${t.notSent} not sent.`;
   return { counts, tally, notIssued: t.total - t.issued - t.skipped, problems: outcomeProblems(outcomes), sentence };
 }
+
+/**
+ * The lines a problem holds for, as hosts name them: `line 4`, `lines 3-5` when they follow each
+ * other, else `3 lines (3, 5, 9)` (the first five, then `…`). `lines` are the numbers the user
+ * sees (a CSV file's lines, a Zapier step's line items), in order.
+ */
+export function lineList(lines: readonly number[]): string {
+  if (lines.length === 1) return `line ${lines[0]}`;
+  const contiguous = lines.every((l, k) => k === 0 || l === lines[k - 1] + 1);
+  if (contiguous) return `lines ${lines[0]}-${lines.at(-1)}`;
+  return `${lines.length} lines (${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ', …' : ''})`;
+}

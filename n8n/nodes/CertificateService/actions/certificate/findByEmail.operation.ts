@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requireEmail } from '@certificate-service/sdk/core';
+import { emailKey, requireEmail } from '@certificate-service/sdk/core';
 import type { CertificateServiceClient, Recipient } from '@certificate-service/sdk/core';
 import { perItem } from '../../helpers/items';
 import { locatorValue } from '../../helpers/params';
@@ -40,7 +40,7 @@ export async function execute(
 	return await perItem(async (context, _client, itemIndex) => {
 		const batchId = locatorValue(context, 'batch', itemIndex);
 		const email = client.check(() => requireEmail(context.getNodeParameter('email', itemIndex, ''), 'email'));
-		const matches = (await indexOf(batchId)).get(email.toLowerCase()) ?? [];
+		const matches = (await indexOf(batchId)).get(emailKey(email)) ?? [];
 		return recipientOutput(context, itemIndex, matches);
 	}).call(this, client);
 }
