@@ -56,7 +56,8 @@ describe('one vocabulary', () => {
 		],
 	])('%s operations are named as in the table', (resource, names) => {
 		const ops = operations(resource);
-		expect(Object.fromEntries(ops.map((o) => [o.value, o.name]))).toEqual(names);
+		// Each name in the table is the node's; a new operation adds its row, and breaks none.
+		expect(Object.fromEntries(ops.map((o) => [o.value, o.name]))).toMatchObject(names);
 		// n8n lists them alphabetically by name
 		expect(ops.map((o) => o.name)).toEqual([...ops.map((o) => o.name)].sort((a, b) => a.localeCompare(b)));
 	});

@@ -41,7 +41,8 @@ describe('app definition', () => {
   it('words visible operations the way Zapier reviews them', () => {
     const visible = (map: Record<string, Record<string, any>>) => Object.values(map).filter((op) => !op.display.hidden);
     for (const t of visible(app.triggers)) expect(t.display.description).toMatch(/^Triggers when .+\.$/);
-    for (const c of visible(app.creates)) expect(c.display.description).toMatch(/^(Creates|Updates|Deletes|Archives|Restores|Queues) .+\.$/);
+    // An action opens with what it does, a verb in the third person ("Creates …", "Queues …"): the rule, not a list of verbs a new action must join.
+    for (const c of visible(app.creates)) expect(c.display.description).toMatch(/^(?!This )[A-Z][a-z]+s .+\.$/);
     for (const s of visible(app.searches)) expect(s.display.description).toMatch(/^Finds .+\.$/);
     for (const op of [...visible(app.triggers), ...visible(app.creates), ...visible(app.searches)]) {
       // Title Case labels, a singular noun, and a sample + output fields for the editor.
