@@ -62,7 +62,7 @@ export const PLANS: Record<string, Plan> = {
   'test/bench/README.md › Benchmarks': {
     skip: {
       'npm run bench                          # builds, then runs everything (~6 min: P2 alone is 2 min)': 'the benchmarks: minutes of load, and they rewrite results.json',
-      'npm run bench -- --only P1,P4          # some of them (P1..P9, S = the sandbox\'s own benchmark, S3)': 'the benchmarks: they rewrite results.json',
+      'npm run bench -- --only P1,P4          # some of them (P1..P9, P9R, S = the sandbox\'s own benchmark, S3)': 'the benchmarks: they rewrite results.json',
       'npm run bench -- --quick               # small N, a ~40 s smoke run → results.local.json (git-ignored)': 'the benchmarks: a minute of load',
     },
   },
