@@ -340,5 +340,5 @@ describe('R9: faults in queue mode', () => {
     }
     expect(processes.every((p) => p.endsWith(':running'))).toBe(true);
     expect(afterwards.counts.get(probeEvent.id)).toBe(1);
-  }, 420_000);
+  }, 1_500_000); // above the sum of its own waits (2 × 600 s, then 180 s): a slow step fails on the wait that names it
 });
