@@ -8,8 +8,8 @@
  * Resource resets Operation to the new resource's default), then fills the defaults back in
  * (`NodeHelpers.getNodeParameters`). A parameter is shown when it is not `hidden` and
  * `NodeHelpers.displayParameterPath` says so. `FieldsModel` makes the same calls, so even
- * same-named parameters of different operations (e.g. `specifyData`, default `fields` for
- * Issue and `keep` for Update) come out as the editor shows them.
+ * same-named parameters of different operations (e.g. `specifyData`, default `mapVariables`
+ * for Issue and `keep` for Update) come out as the editor shows them.
  */
 import * as path from 'node:path';
 import { NodeHelpers, type INode, type INodeParameters, type INodeProperties, type INodeTypeDescription } from 'n8n-workflow';
@@ -74,7 +74,7 @@ export class FieldsModel {
     const node = nodeOf(this.description, this.values);
     return this.visible(node)
       .filter((p) => p.type !== 'notice' && p.type !== 'callout')
-      .map((p) => p.displayName);
+      .map((p) => (p.type === 'resourceMapper' ? resourceMapperLabel(p) : p.displayName));
   }
 
   private visible(node: INode): INodeProperties[] {
@@ -106,4 +106,14 @@ function nodeOf(description: INodeTypeDescription, parameters: INodeParameters):
     position: [0, 0],
     parameters,
   };
+}
+
+/**
+ * A resource mapper's top-level label in n8n 2.41's editor: with auto-mapping on (the default) its
+ * mode select's "Mapping Column Mode" (`MappingModeSelect`, i18n `resourceMapper.mappingMode.label`)
+ * stands where the parameter's own name would; the columns below carry no top-level label.
+ */
+function resourceMapperLabel(p: INodeProperties): string {
+  if (p.typeOptions?.resourceMapper?.supportAutoMap === false) throw new Error(`${p.name}: a resource mapper without auto-mapping has not been seen in the editor; look what it shows`);
+  return 'Mapping Column Mode';
 }
