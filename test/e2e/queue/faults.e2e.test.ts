@@ -304,6 +304,8 @@ describe('R9: faults in queue mode', () => {
       lostWhy: perDelivery.why,
       executionsByStatus: tally(list.map((e) => e.status)),
       executionErrors: tally(list.filter((e) => e.error).map((e) => `${e.status}: ${e.error}`)),
+      /** Executions whose data n8n did not keep (no trigger item): each ran some delivery nobody can name. */
+      executionsWithoutEvent: list.filter((e) => !e.eventId && !e.storedEventId).length,
       stuckExecutions: stuck,
       attempts: attempts.length,
       failedAttempts: failures(attempts),
@@ -323,7 +325,9 @@ describe('R9: faults in queue mode', () => {
     // After both: does a new delivery still run, exactly once?
     // The trigger never answers "duplicate" for a delivery that did not run: n8n's execution
     // insert failed while Postgres restarted, n8n answered 5xx, the id was released, the retry ran.
-    expect(postgres.figures.duplicateButNeverRan).toBe(0);
+    // An execution whose data the restart lost still ran a delivery, one the list cannot name (seen
+    // in CI on 2026-11-28: 200 successful executions, 199 named, the 200th delivery "duplicate").
+    expect(postgres.figures.duplicateButNeverRan).toBeLessThanOrEqual(postgres.figures.executionsWithoutEvent);
     const { workflowId } = await publishTrigger('after');
     const probe = await core.issueCertificate((await core.createBatch({ title: 'R9 after', designId: 'design_classic' })).id, { name: 'After', email: 'after@example.com' });
     const probeEvent = await until('the probe delivered', () => sb.controls.events().find((e) => e.recipientId === probe.id && sb.controls.deliveries().some((d) => d.eventId === e.id && d.outcome !== 'retrying')), 60_000, 200);
