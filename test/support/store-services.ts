@@ -61,11 +61,8 @@ export async function startStoreServices(want: { redis?: boolean; postgres?: boo
   };
 }
 
-/**
- * For a jest file: starts the servers before its tests and stops them after. The returned object
- * forwards to them, so tests use it as the services themselves.
- */
-export function storeServicesForFile(): StoreServices {
+/** For a jest file: starts the servers before its tests and stops them after; call it inside a test. */
+export function storeServicesForFile(): () => StoreServices {
   let services: StoreServices | undefined;
   beforeAll(async () => {
     services = await startStoreServices();
@@ -73,11 +70,8 @@ export function storeServicesForFile(): StoreServices {
   afterAll(async () => {
     await services?.stop();
   });
-  return new Proxy({} as StoreServices, {
-    get: (_target, name) => {
-      if (!services) throw new Error('the store services start in beforeAll: use them inside a test');
-      const value = services[name as keyof StoreServices];
-      return typeof value === 'function' ? value.bind(services) : value;
-    },
-  });
+  return () => {
+    if (!services) throw new Error('the store services start in beforeAll: use them inside a test');
+    return services;
+  };
 }

@@ -16,7 +16,7 @@ describe.each(['node-redis', 'ioredis'] as const)('redisStore (%s)', (kind) => {
     name: `redisStore (${kind})`,
     keepsDays: true,
     async open(options) {
-      const [a, b] = [redisStore(await services.redis(kind), options), redisStore(await services.redis(kind), options)];
+      const [a, b] = [redisStore(await services().redis(kind), options), redisStore(await services().redis(kind), options)];
       return { a, b, pass: wait };
     },
   });
@@ -29,7 +29,7 @@ describe('postgresStore', () => {
     keepsDays: true,
     async open(options) {
       const table = `contract_${n++}`;
-      return { a: postgresStore(services.pool(), { ...options, table }), b: postgresStore(services.pool(), { ...options, table }), pass: wait };
+      return { a: postgresStore(services().pool(), { ...options, table }), b: postgresStore(services().pool(), { ...options, table }), pass: wait };
     },
   });
 });

@@ -12,7 +12,7 @@ const services = storeServicesForFile();
 
 describe('redisStore', () => {
   test.each([
-    ['a pg Pool', () => services.pool()],
+    ['a pg Pool', () => services().pool()],
     ['an object', () => ({ get: () => undefined })],
     ['nothing', () => undefined],
   ])('%s is refused at creation, saying which clients work', (_name, make) => {
@@ -20,7 +20,7 @@ describe('redisStore', () => {
   });
 
   test.each(['node-redis', 'ioredis'] as const)('%s: keys under the prefix, pending with a TTL of pendingMs, done with keepDays', async (kind) => {
-    const client = (await services.redis(kind)) as RedisClientLike & { call?: (...a: string[]) => Promise<unknown>; sendCommand?: (a: string[]) => Promise<unknown> };
+    const client = (await services().redis(kind)) as RedisClientLike & { call?: (...a: string[]) => Promise<unknown>; sendCommand?: (a: string[]) => Promise<unknown> };
     const send = (...args: string[]) => (client.call ? client.call(...args) : client.sendCommand!(args));
     const store = redisStore(client, { prefix: `app1:${kind}:`, pendingMs: 30_000, keepDays: 2 });
     expect(await store.claim('rec_1', 'attempt-1')).toBe('taken');
@@ -37,14 +37,14 @@ describe('postgresStore', () => {
   test('pools of several processes creating the table at once: each works, one claim taken', async () => {
     for (let round = 0; round < 5; round++) {
       const table = `created_at_once_${round}`;
-      const stores = Array.from({ length: 6 }, () => postgresStore(services.pool(2), { table }));
+      const stores = Array.from({ length: 6 }, () => postgresStore(services().pool(2), { table }));
       const states = await Promise.all(stores.map((store, i) => store.claim('rec_1', `attempt-${i}`)));
       expect(states.sort()).toEqual(['pending', 'pending', 'pending', 'pending', 'pending', 'taken']);
     }
   });
 
   test('done rows past keepDays are deleted by a later claim (cheaply, a batch at a time)', async () => {
-    const pool = services.pool();
+    const pool = services().pool();
     const table = 'pruned';
     const store = postgresStore(pool, { table, keepDays: 500 / 86_400_000 });
     for (let i = 0; i < 20; i++) {
@@ -59,7 +59,7 @@ describe('postgresStore', () => {
   });
 
   test('bad options name the option', () => {
-    const pool = services.pool();
+    const pool = services().pool();
     expect(() => postgresStore(pool, { table: 'deliveries; DROP TABLE x' })).toThrow('postgresStore: table must be a lower-case name, optionally schema.name (got "deliveries; DROP TABLE x").');
     expect(() => postgresStore(pool, { keepDays: -1 })).toThrow('postgresStore: keepDays must be a positive number of days (got -1).');
     expect(() => postgresStore({} as never)).toThrow('postgresStore: pass a `pg` Pool');
