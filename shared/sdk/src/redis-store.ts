@@ -31,6 +31,8 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
   if (typeof prefix !== 'string') throw new TypeError('redisStore: prefix must be a string.');
   const secrets = credentialsOf(client);
   const own = newAttempt();
+  const unreadable = (what: string, value: unknown) =>
+    new Error(`redisStore: ${what} answered ${JSON.stringify(value)?.slice(0, 80)}, which is not a claim of this store (pending:… or done:…); is another app writing under the prefix ${JSON.stringify(prefix)}?`);
   const run = async (what: string, args: string[]): Promise<unknown> => {
     try {
       return await send(args);
@@ -44,10 +46,15 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
       // SET NX is the atomic claim; when it finds the key, its value says why. A key that expired
       // or was released between the two commands is free: try again.
       for (;;) {
-        if ((await run(`the claim of ${key}`, ['SET', k, `pending:${attempt ?? own}`, 'NX', 'PX', String(pendingMs)])) !== null) return 'taken';
+        const set = await run(`the claim of ${key}`, ['SET', k, `pending:${attempt ?? own}`, 'NX', 'PX', String(pendingMs)]);
+        if (set === 'OK') return 'taken';
+        if (set !== null) throw unreadable(`SET NX for ${key}`, set);
         const value = await run(`reading ${key}`, ['GET', k]);
         if (value === null) continue;
-        return String(value).startsWith('done:') ? 'done' : 'pending';
+        // Our two shapes only: a value another app wrote under the prefix is not a claim to guess at.
+        if (typeof value === 'string' && value.startsWith('done:')) return 'done';
+        if (typeof value === 'string' && value.startsWith('pending:')) return 'pending';
+        throw unreadable(`${k}`, value);
       }
     },
     async settle(key, ok, at, attempt) {

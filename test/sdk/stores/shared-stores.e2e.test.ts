@@ -30,6 +30,9 @@ describe('redisStore', () => {
     expect(await send('GET', `app1:${kind}:rec_1`)).toBe('done:42');
     expect(Number(await send('PTTL', `app1:${kind}:rec_1`))).toBeGreaterThan(2 * 86_400_000 - 60_000);
     expect(await redisStore(client, { prefix: `app2:${kind}:` }).claim('rec_1')).toBe('taken'); // another prefix: another store
+    // A value that is not one of ours is an error naming it, never read as pending or done.
+    await send('SET', `app1:${kind}:rec_2`, 'someone else');
+    await expect(store.claim('rec_2')).rejects.toThrow(/^redisStore: app1:(node-redis|ioredis):rec_2 answered "someone else", which is not a claim of this store/);
   });
 });
 
